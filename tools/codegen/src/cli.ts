@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { emitters } from './emitters/index.js';
+import { runGen } from './emit/run.js';
+import { SpecError } from './load/spec-error.js';
+import { irStats } from './model/build-ir.js';
+
+const usage = `Usage: pnpm gen [--check] [--spec DIR] [--root DIR]
+
+  Loads spec/openapi.yaml and its data files, builds the IR and writes every
+  packages/*/src/generated file (and the generated docs).
+
+  --check     write nothing; exit 1 and name the files that differ from the spec
+              (changed, missing, or stale files that should no longer exist)
+  --spec DIR  folder holding openapi.yaml (default: <root>/spec)
+  --root DIR  repository root the emitted paths are relative to (default: this repository)
+`;
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  let args: ReturnType<typeof parseArgs<{ options: { check: { type: 'boolean' }; spec: { type: 'string' }; root: { type: 'string' }; help: { type: 'boolean' } } }>>;
+  try {
+    args = parseArgs({
+      options: { check: { type: 'boolean' }, spec: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean' } },
+      strict: true,
+    });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (args.values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const root = resolve(args.values.root ?? fileURLToPath(new URL('../../..', import.meta.url)));
+  const check = args.values.check ?? false;
+  try {
+    const result = await runGen({
+      root,
+      ...(args.values.spec ? { specDir: resolve(args.values.spec) } : {}),
+      check,
+      emitters,
+    });
+    const ms = Math.round(performance.now() - started);
+    const s = irStats(result.ir);
+    const summary = `${result.files.length} files; IR: ${s.schemas} schemas, ${s.fields} fields, ${s.enums} enums, ${s.limits} limits, ${s.rules} rules, ${s.messages} messages, ${s.operations} operations`;
+    if (check) {
+      if (result.changed.length || result.stale.length) {
+        for (const f of result.changed) process.stderr.write(`differs from the spec: ${f}\n`);
+        for (const f of result.stale) process.stderr.write(`stale (no longer generated): ${f}\n`);
+        process.stderr.write(`gen --check failed: run \`pnpm gen\` and commit the result (${ms} ms)\n`);
+        return 1;
+      }
+      process.stdout.write(`gen --check: up to date, ${summary} (${ms} ms)\n`);
+      return 0;
+    }
+    process.stdout.write(
+      `gen: ${result.changed.length} written, ${result.stale.length} removed, ${summary} in ${ms} ms\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof SpecError) {
+      process.stderr.write(`spec error: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+process.exitCode = await main();

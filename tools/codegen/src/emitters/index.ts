@@ -1,0 +1,5 @@
+import type { Emitter } from '../emit/emitter.js';
+import { eventsTypesEmitter } from './events-types/index.js';
+
+/** One emitter per target package; adding a target is adding a file and a line here. */
+export const emitters: Emitter[] = [eventsTypesEmitter];

@@ -1,0 +1,258 @@
+/**
+ * The IR: plain typed data built from spec/ (openapi.yaml + data/*.yaml). Emitters are pure functions of it.
+ * Everything is sorted where order carries no meaning, so output is deterministic.
+ */
+
+export type Severity = 'failed' | 'warning';
+
+/** A limit of spec/data/limits.yaml, resolved: rules keep the key so docs can name it. */
+export interface LimitRef {
+  key: string;
+  value: number;
+}
+
+export interface LimitIR {
+  key: string;
+  value: number;
+  unit: 'count' | 'bytes' | 'characters' | 'seconds' | 'decimal';
+  description: string;
+  source: string;
+}
+
+export type TypeIR =
+  | { kind: 'primitive'; name: 'string' | 'integer' | 'number' | 'boolean' }
+  | { kind: 'array'; items: TypeIR }
+  | { kind: 'ref'; name: string; target: 'object' | 'enum' };
+
+/** One rule on a field, an array item, an object or a batch. `kind` selects the runtime implementation. */
+export type RuleIR =
+  | { kind: 'required'; severity: 'failed' }
+  | { kind: 'type'; severity: 'failed'; expected: TypeIR; nullable: boolean }
+  | { kind: 'enum'; severity: 'failed'; enum: string; values: string[]; caseInsensitive: boolean }
+  | {
+      kind: 'bounds';
+      severity: 'failed';
+      minLength?: number;
+      maxLength?: LimitRef | number;
+      minItems?: LimitRef | number;
+      maxItems?: LimitRef | number;
+      minimum?: number;
+      maximum?: number;
+    }
+  | { kind: 'pattern'; severity: Severity; pattern: string }
+  | { kind: 'event-name' ; severity: 'failed' }
+  | {
+      kind: 'unix-seconds';
+      severity: 'failed';
+      maxAge: LimitRef;
+      maxFuture: LimitRef;
+      milliseconds: LimitRef;
+    }
+  | { kind: 'url'; severity: 'failed'; schemes: string[] }
+  | { kind: 'code-list'; severity: Severity; list: 'currencies' | 'languages'; case: 'upper' | 'lower' }
+  | { kind: 'ip-address'; severity: 'warning' }
+  | { kind: 'user-agent'; severity: 'warning' }
+  | { kind: 'sha256-hex'; severity: 'warning' }
+  | {
+      kind: 'decimal-string';
+      severity: 'failed';
+      exclusiveMinimum?: number;
+      minimum?: number;
+      maximum?: LimitRef;
+    }
+  | { kind: 'unknown-keys'; severity: Severity | 'request' }
+  | { kind: 'require-any-of'; severity: 'failed'; alternatives: string[][] }
+  | { kind: 'default-from-context'; severity: 'warning'; field: string; when: string; context: 'currency' }
+  | { kind: 'ids-in-items'; severity: 'warning'; ids: string; items: string; key: string }
+  | { kind: 'recommended-fields'; severity: 'warning' }
+  | { kind: 'dedup'; severity: 'warning'; key: string[]; window: LimitRef };
+
+export type RuleKind = RuleIR['kind'];
+
+export interface RecommendedIR {
+  /** Action sources the field is recommended for; 'all' for every one. */
+  actionSources: string[] | 'all';
+  /** Event names it is recommended for (groups resolved); null for every name. */
+  eventNames: string[] | null;
+}
+
+export interface FieldIR {
+  name: string;
+  description: string;
+  type: TypeIR;
+  required: boolean;
+  nullable: boolean;
+  /** Rules on the field value, in evaluation order (type first). */
+  rules: RuleIR[];
+  /** For arrays: rules on each item. */
+  itemRules: RuleIR[];
+  /** What to send, for messages ("a unique non-empty string ..."). */
+  expected: string;
+  example?: unknown;
+  recommended?: RecommendedIR;
+  /** C5 normalization kind for hashed user_data fields. */
+  normalize?: string;
+  /** Where the field comes from when it is not in the seed ('pinterest'). */
+  source?: string;
+}
+
+export interface SchemaIR {
+  name: string;
+  description: string;
+  fields: FieldIR[];
+  /** What an unknown key does: fail the event, warn and drop, fail the request, or nothing. */
+  unknownKeys: Severity | 'request' | 'allow';
+  /** Object-level rules (cross-field), in evaluation order. */
+  rules: RuleIR[];
+  source?: string;
+}
+
+export interface EnumIR {
+  name: string;
+  description: string;
+  values: string[];
+}
+
+export interface ParameterIR {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description: string;
+  type: TypeIR;
+  enum?: string[];
+  pattern?: string;
+}
+
+export interface OperationIR {
+  operationId: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  description: string;
+  tag: string;
+  parameters: ParameterIR[];
+  requestBody?: string;
+  responses: { status: string; description: string; schema?: string }[];
+  /** Security alternatives: each is a scheme name and its scopes. Empty for public endpoints. */
+  security: { scheme: string; scopes: string[] }[];
+  rateLimitCategory?: string;
+  testMode: boolean;
+}
+
+export interface SecuritySchemeIR {
+  name: string;
+  type: string;
+  scheme?: string;
+  description: string;
+  scopes: Record<string, string>;
+}
+
+export interface StandardEventNameIR {
+  name: string;
+  tagName: string | null;
+  purpose: string;
+  usableFor: string[];
+}
+
+export interface EventNamesIR {
+  standard: StandardEventNameIR[];
+  groups: Record<string, string[]>;
+  custom: {
+    pattern: string;
+    maxLength: LimitRef;
+    maxPerAccount: LimitRef;
+    caseInsensitive: boolean;
+    usableFor: string[];
+  };
+  suggestedExamples: string[];
+  suggestionMaxDistance: number;
+}
+
+export interface RateLimitWindowIR {
+  limit: number;
+  window: number;
+  per: string[];
+  unit?: string;
+}
+
+export interface RateLimitsIR {
+  universal: { description: string; trial: RateLimitWindowIR; standard: RateLimitWindowIR };
+  testRequests: RateLimitWindowIR & { description: string };
+  conversionToken: { description: string; unlimited: boolean };
+  categories: {
+    name: string;
+    scope: string;
+    appliesTo?: string;
+    trial: RateLimitWindowIR;
+    standard: RateLimitWindowIR;
+  }[];
+  headers: { limit: string; remaining: string; reset: string; retryAfter: string };
+}
+
+export interface MessageIR {
+  code: string;
+  kind: string;
+  severity: Severity;
+  template: string;
+  /** Parameter names used by the template, sorted. */
+  params: string[];
+  description: string;
+}
+
+export interface RequestErrorIR {
+  key: string;
+  status: number;
+  code: number;
+  message: string;
+  when: string;
+  fix: string;
+}
+
+export interface RequestProblemIR {
+  key: string;
+  error: string;
+  template: string;
+  params: string[];
+}
+
+export interface CodeEntryIR {
+  code: string;
+  name: string;
+}
+
+export interface NamedCodeIR extends CodeEntryIR {
+  aliases: string[];
+  country?: string;
+}
+
+export interface NormalizationIR {
+  kinds: { name: string; steps: string[]; description: string }[];
+  dateFormats: { pattern: string; order: ('year' | 'month' | 'day')[] }[];
+  gender: Record<string, string[]>;
+  zipFirstFiveDigits: string[];
+  unhashed: string[];
+  userAgent: { rejectValues: string[]; productToken: string; botPatterns: string[] };
+}
+
+export interface IR {
+  info: { title: string; version: string; summary: string; description: string };
+  schemas: SchemaIR[];
+  enums: EnumIR[];
+  operations: OperationIR[];
+  securitySchemes: SecuritySchemeIR[];
+  eventNames: EventNamesIR;
+  limits: LimitIR[];
+  rateLimits: RateLimitsIR;
+  messages: MessageIR[];
+  requestErrors: RequestErrorIR[];
+  requestProblems: RequestProblemIR[];
+  codeLists: {
+    currencies: CodeEntryIR[];
+    languages: CodeEntryIR[];
+    countries: NamedCodeIR[];
+    regions: NamedCodeIR[];
+  };
+  normalization: NormalizationIR;
+  /** The OpenAPI document with x-limits and x-enum-from resolved into keywords (for ajv, renderers, docs). */
+  openapi: Record<string, unknown>;
+}

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { LineCounter, parseDocument } from 'yaml';
+import { SpecError } from './spec-error.js';
+
+export interface LoadedSpec {
+  /** Folder holding openapi.yaml; file names in errors are relative to its parent. */
+  dir: string;
+  openapiFile: string;
+  openapi: Record<string, unknown>;
+  /** Data files named by `x-data`, parsed: key -> { file, value }. */
+  data: Record<string, { file: string; value: unknown }>;
+}
+
+async function readYaml(path: string, shownAs: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new SpecError(shownAs, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? e}`);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = lineCounter.linePos(first.pos[0]);
+    throw new SpecError(shownAs, `line ${pos.line}, column ${pos.col}`, first.message.split('\n')[0] ?? 'invalid YAML');
+  }
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+/** Reads spec/openapi.yaml and every data file it names. Validation of the OpenAPI part happens in validateOpenApi. */
+export async function loadSpec(specDir: string): Promise<LoadedSpec> {
+  const shown = (p: string) => relative(join(specDir, '..'), p) || p;
+  const openapiPath = join(specDir, 'openapi.yaml');
+  const openapi = (await readYaml(openapiPath, shown(openapiPath))) as Record<string, unknown>;
+  if (typeof openapi !== 'object' || openapi === null) throw new SpecError(shown(openapiPath), '', 'expected a mapping');
+  const xData = openapi['x-data'];
+  if (typeof xData !== 'object' || xData === null)
+    throw new SpecError(shown(openapiPath), 'x-data', 'expected a mapping of data file names');
+  const data: LoadedSpec['data'] = {};
+  for (const key of Object.keys(xData).sort()) {
+    const rel = (xData as Record<string, unknown>)[key];
+    if (typeof rel !== 'string') throw new SpecError(shown(openapiPath), `x-data.${key}`, 'expected a file name');
+    const path = join(specDir, rel);
+    data[key] = { file: shown(path), value: await readYaml(path, shown(path)) };
+  }
+  return { dir: specDir, openapiFile: shown(openapiPath), openapi, data };
+}
+
+/**
+ * Validates the resolved OpenAPI document with swagger-parser (OpenAPI 3.1 schema + $ref resolution).
+ * swagger-parser mutates what it is given, so it gets a copy.
+ */
+export async function validateOpenApi(file: string, resolved: Record<string, unknown>): Promise<void> {
+  try {
+    await SwaggerParser.validate(structuredClone(resolved) as never);
+  } catch (e) {
+    const err = e as { message?: string; details?: { instancePath?: string; message?: string }[] };
+    const detail = err.details?.[0];
+    if (detail) throw new SpecError(file, detail.instancePath?.replace(/^\//, '').replaceAll('/', '.') ?? '', detail.message ?? String(e));
+    const msg = String(err.message ?? e);
+    const m = /Error resolving \$ref pointer "(.*?)"|Token "(.*?)" does not exist/.exec(msg);
+    throw new SpecError(file, m?.[1] ?? m?.[2] ?? '', msg.split('\n')[0] ?? msg);
+  }
+}

@@ -1,0 +1,119 @@
+import type { IR, RuleKind } from '../ir/types.js';
+import { Reader } from '../load/reader.js';
+import { type LoadedSpec, validateOpenApi } from '../load/load-spec.js';
+import {
+  dataReader,
+  readCodeList,
+  readEventNames,
+  readLimits,
+  readMessages,
+  readNamedCodes,
+  readNormalization,
+  readRateLimits,
+  readRequestErrors,
+} from './data.js';
+import { buildOperations, buildSecuritySchemes } from './operations.js';
+import { resolveOpenApi } from './resolve.js';
+import { buildSchemas } from './schemas.js';
+
+/** The message codes each rule kind may emit; gen fails when one lacks a template in messages.yaml. */
+export const KIND_CODES: Record<RuleKind, string[]> = {
+  required: ['missing_required'],
+  type: ['invalid_type'],
+  enum: ['invalid_enum'],
+  bounds: ['empty_string', 'string_too_long', 'too_many_items', 'integer_out_of_range'],
+  pattern: ['pattern_mismatch', 'pattern_mismatch_dropped'],
+  'event-name': ['invalid_event_name'],
+  'unix-seconds': ['event_time_milliseconds', 'event_time_too_old', 'event_time_in_future'],
+  url: ['invalid_url'],
+  'code-list': ['invalid_code', 'invalid_code_dropped'],
+  'ip-address': ['invalid_ip_dropped'],
+  'user-agent': ['invalid_user_agent_dropped'],
+  'sha256-hex': ['hash_dropped'],
+  'decimal-string': ['invalid_decimal', 'decimal_too_small', 'decimal_too_large'],
+  'unknown-keys': ['unknown_field', 'unknown_field_dropped'],
+  'require-any-of': ['missing_identifier'],
+  'default-from-context': ['currency_defaulted'],
+  'ids-in-items': ['content_id_not_in_contents'],
+  'recommended-fields': ['recommended_missing'],
+  dedup: ['duplicate_event'],
+};
+
+/** Loaded spec -> IR. Validates the OpenAPI document and every cross-reference between spec files. */
+export async function buildIR(spec: LoadedSpec): Promise<IR> {
+  const file = spec.openapiFile;
+  const limits = readLimits(dataReader(spec, 'limits'));
+  const raw = new Reader(file, spec.openapi);
+  const usages = raw.at('components').at('schemas').at('EventUsage').at('enum').strings();
+  const eventNames = readEventNames(dataReader(spec, 'eventNames'), limits, usages);
+  const openapi = resolveOpenApi(file, spec.openapi, limits, { eventNames: eventNames.standard.map((e) => e.name) });
+  await validateOpenApi(file, openapi);
+
+  const messages = readMessages(dataReader(spec, 'messages'));
+  const msgFile = dataReader(spec, 'messages');
+  for (const [kind, codes] of Object.entries(KIND_CODES))
+    for (const code of codes) {
+      const m = messages.find((x) => x.code === code);
+      if (!m) msgFile.at('messages').fail(`no template for code "${code}", which rule kind ${kind} emits`);
+      if (m.kind !== kind) msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
+    }
+  for (const m of messages)
+    if (!KIND_CODES[m.kind as RuleKind]?.includes(m.code))
+      msgFile.at('messages').at(m.code).fail(`no rule kind emits "${m.code}" (kind ${m.kind})`);
+
+  const actionSources = raw.at('components').at('schemas').at('ActionSource').at('enum').strings();
+  const { schemas, enums } = buildSchemas({
+    file,
+    doc: openapi,
+    limits,
+    groups: eventNames.groups,
+    actionSources,
+    messageKinds: new Set(messages.map((m) => m.kind)),
+  });
+  const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'));
+  const info = raw.at('info');
+  return {
+    info: {
+      title: info.at('title').string(),
+      version: info.at('version').string(),
+      summary: info.at('summary').optString() ?? '',
+      description: info.at('description').optString() ?? '',
+    },
+    schemas,
+    enums,
+    operations: buildOperations(file, openapi),
+    securitySchemes: buildSecuritySchemes(file, openapi),
+    eventNames,
+    limits,
+    rateLimits: readRateLimits(dataReader(spec, 'rateLimits')),
+    messages,
+    requestErrors: errors,
+    requestProblems: problems,
+    codeLists: {
+      currencies: readCodeList(dataReader(spec, 'currencies'), 'currencies', true),
+      languages: readCodeList(dataReader(spec, 'languages'), 'languages', false),
+      countries: readNamedCodes(dataReader(spec, 'countries'), 'countries'),
+      regions: readNamedCodes(dataReader(spec, 'regions'), 'regions'),
+    },
+    normalization: readNormalization(dataReader(spec, 'normalization')),
+    openapi,
+  };
+}
+
+/** Counts for the gen summary and the closing note. */
+export function irStats(ir: IR) {
+  const fields = ir.schemas.reduce((n, s) => n + s.fields.length, 0);
+  const rules = ir.schemas.reduce(
+    (n, s) => n + s.rules.length + s.fields.reduce((m, f) => m + f.rules.length + f.itemRules.length, 0),
+    0,
+  );
+  return {
+    schemas: ir.schemas.length,
+    fields,
+    enums: ir.enums.length,
+    limits: ir.limits.length,
+    rules,
+    messages: ir.messages.length,
+    operations: ir.operations.length,
+  };
+}

@@ -1,0 +1,46 @@
+import type { LimitIR } from '../ir/types.js';
+import { Reader } from '../load/reader.js';
+import { limitRef } from './data.js';
+
+/**
+ * Returns a copy of the OpenAPI document where `x-limits: { maxLength: key }` also sets `maxLength: <value>`
+ * and `x-enum-from: eventNames` sets `enum`, so ajv, renderers and readers see plain keywords while the
+ * values stay defined once, in spec/data.
+ */
+export function resolveOpenApi(
+  file: string,
+  doc: Record<string, unknown>,
+  limits: LimitIR[],
+  enumSources: Record<string, string[]>,
+): Record<string, unknown> {
+  const copy = structuredClone(doc);
+  const walk = (node: unknown, path: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const obj = node as Record<string, unknown>;
+    const xl = obj['x-limits'];
+    if (xl !== undefined) {
+      const r = new Reader(file, xl, `${path}.x-limits`);
+      for (const [keyword, ref] of r.entries()) {
+        if (!['maxLength', 'minLength', 'maxItems', 'minItems', 'maximum', 'minimum'].includes(keyword))
+          ref.fail(`x-limits supports maxLength, minLength, maxItems, minItems, maximum, minimum; not ${keyword}`);
+        if (obj[keyword] !== undefined)
+          ref.fail(`${keyword} is set both directly and through x-limits; keep only x-limits`);
+        obj[keyword] = limitRef(limits, ref).value;
+      }
+    }
+    const from = obj['x-enum-from'];
+    if (from !== undefined) {
+      const r = new Reader(file, from, `${path}.x-enum-from`);
+      const values = enumSources[r.string()];
+      if (!values) r.fail(`unknown enum source; use one of ${Object.keys(enumSources).join(', ')}`);
+      obj.enum = values;
+    }
+    for (const [k, v] of Object.entries(obj)) walk(v, path ? `${path}.${k}` : k);
+  };
+  walk(copy, '');
+  return copy;
+}

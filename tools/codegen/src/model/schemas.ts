@@ -1,0 +1,300 @@
+import type { EnumIR, FieldIR, LimitIR, RecommendedIR, RuleIR, SchemaIR, Severity, TypeIR } from '../ir/types.js';
+import { Reader } from '../load/reader.js';
+import { limitRef } from './data.js';
+
+const NON_RULE_KEYS = new Set(['kind']);
+
+export interface SchemaContext {
+  file: string;
+  /** Resolved OpenAPI document (x-limits and x-enum-from applied). */
+  doc: Record<string, unknown>;
+  limits: LimitIR[];
+  groups: Record<string, string[]>;
+  actionSources: string[];
+  messageKinds: Set<string>;
+}
+
+const refName = (ref: string) => ref.replace('#/components/schemas/', '');
+
+function componentKind(ctx: SchemaContext, name: string): 'object' | 'enum' | 'alias' {
+  const s = ((ctx.doc.components as Record<string, unknown>).schemas as Record<string, Record<string, unknown>>)[name];
+  if (!s) return 'alias';
+  if (Array.isArray(s.enum) || s['x-enum-from']) return 'enum';
+  if (s.type === 'object' || s.properties) return 'object';
+  return 'alias';
+}
+
+/** Follows a $ref to a non-object, non-enum schema (such as HashedValues) and merges siblings over it. */
+function inlineAliases(ctx: SchemaContext, node: Reader): Reader {
+  const v = node.object();
+  const ref = v.$ref;
+  if (typeof ref !== 'string') return node;
+  const name = refName(ref);
+  if (componentKind(ctx, name) !== 'alias') return node;
+  const target = new Reader(ctx.file, undefined, `components.schemas.${name}`);
+  const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, unknown>;
+  const base = schemas[name];
+  if (!base) node.at('$ref').fail(`no schema named ${name}`);
+  const { $ref: _ignored, ...siblings } = v;
+  return new Reader(target.file, { ...(base as object), ...siblings }, node.path);
+}
+
+function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: boolean } {
+  const v = node.object();
+  if (typeof v.$ref === 'string') {
+    const name = refName(v.$ref);
+    const kind = componentKind(ctx, name);
+    if (kind === 'alias') return parseType(ctx, inlineAliases(ctx, node));
+    return { type: { kind: 'ref', name, target: kind }, nullable: false };
+  }
+  if (Array.isArray(v.oneOf)) {
+    const alts = node.at('oneOf').array();
+    const nonNull = alts.filter((a) => a.object().type !== 'null');
+    if (nonNull.length !== 1 || alts.length !== 2) node.at('oneOf').fail('only oneOf [X, {type: null}] is supported');
+    return { type: parseType(ctx, nonNull[0]!).type, nullable: true };
+  }
+  let t = v.type;
+  let nullable = false;
+  if (Array.isArray(t)) {
+    nullable = t.includes('null');
+    const rest = t.filter((x) => x !== 'null');
+    if (rest.length !== 1) node.at('type').fail('a field has one type, optionally with null');
+    t = rest[0];
+  }
+  if (t === 'array') return { type: { kind: 'array', items: parseType(ctx, node.at('items')).type }, nullable };
+  if (t === 'string' || t === 'integer' || t === 'number' || t === 'boolean')
+    return { type: { kind: 'primitive', name: t }, nullable };
+  return node.fail(`unsupported type ${JSON.stringify(t)}; use string, integer, number, boolean, array or a $ref`);
+}
+
+function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): { key: string; value: number } | number | undefined {
+  const xl = node.at('x-limits').at(keyword);
+  if (xl.present) return limitRef(ctx.limits, xl);
+  const n = node.at(keyword);
+  return n.present ? n.number() : undefined;
+}
+
+function boundsRule(ctx: SchemaContext, node: Reader): RuleIR | undefined {
+  const r: Extract<RuleIR, { kind: 'bounds' }> = { kind: 'bounds', severity: 'failed' };
+  const minLength = node.at('minLength').optNumber();
+  if (minLength !== undefined) r.minLength = minLength;
+  const maxLength = readLimitOrNumber(ctx, node, 'maxLength');
+  if (maxLength !== undefined) r.maxLength = maxLength;
+  const minItems = readLimitOrNumber(ctx, node, 'minItems');
+  if (minItems !== undefined) r.minItems = minItems;
+  const maxItems = readLimitOrNumber(ctx, node, 'maxItems');
+  if (maxItems !== undefined) r.maxItems = maxItems;
+  const minimum = node.at('minimum').optNumber();
+  if (minimum !== undefined) r.minimum = minimum;
+  const maximum = node.at('maximum').optNumber();
+  if (maximum !== undefined) r.maximum = maximum;
+  return Object.keys(r).length > 2 ? r : undefined;
+}
+
+/** One x-rules entry -> a typed rule; each kind validates its own parameters. */
+function customRule(ctx: SchemaContext, r: Reader): RuleIR {
+  const kind = r.at('kind').string();
+  const params = Object.keys(r.object()).filter((k) => !NON_RULE_KEYS.has(k));
+  const allow = (...names: string[]) => {
+    for (const p of params) if (!names.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
+  };
+  const sev = (): Severity => (r.at('severity').present ? r.at('severity').oneOf<Severity>(['failed', 'warning']) : 'failed');
+  switch (kind) {
+    case 'event-name':
+      allow();
+      return { kind, severity: 'failed' };
+    case 'unix-seconds':
+      allow('maxAgeLimit', 'maxFutureLimit', 'millisecondsLimit');
+      return {
+        kind,
+        severity: 'failed',
+        maxAge: limitRef(ctx.limits, r.at('maxAgeLimit')),
+        maxFuture: limitRef(ctx.limits, r.at('maxFutureLimit')),
+        milliseconds: limitRef(ctx.limits, r.at('millisecondsLimit')),
+      };
+    case 'url':
+      allow('schemes');
+      return { kind, severity: 'failed', schemes: r.at('schemes').strings() };
+    case 'code-list':
+      allow('list', 'severity', 'case');
+      return {
+        kind,
+        severity: sev(),
+        list: r.at('list').oneOf(['currencies', 'languages'] as const),
+        case: r.at('case').oneOf(['upper', 'lower'] as const),
+      };
+    case 'ip-address':
+    case 'user-agent':
+    case 'sha256-hex':
+      allow();
+      return { kind, severity: 'warning' };
+    case 'decimal-string': {
+      allow('exclusiveMinimum', 'minimum', 'maximumLimit');
+      const rule: Extract<RuleIR, { kind: 'decimal-string' }> = { kind, severity: 'failed' };
+      const exMin = r.at('exclusiveMinimum').optNumber();
+      if (exMin !== undefined) rule.exclusiveMinimum = exMin;
+      const min = r.at('minimum').optNumber();
+      if (min !== undefined) rule.minimum = min;
+      if (r.at('maximumLimit').present) rule.maximum = limitRef(ctx.limits, r.at('maximumLimit'));
+      return rule;
+    }
+    case 'require-any-of':
+      allow('alternatives');
+      return { kind, severity: 'failed', alternatives: r.at('alternatives').array().map((a) => a.strings()) };
+    case 'default-from-context':
+      allow('field', 'when', 'context');
+      return {
+        kind,
+        severity: 'warning',
+        field: r.at('field').string(),
+        when: r.at('when').string(),
+        context: r.at('context').oneOf(['currency'] as const),
+      };
+    case 'ids-in-items':
+      allow('ids', 'items', 'key');
+      return { kind, severity: 'warning', ids: r.at('ids').string(), items: r.at('items').string(), key: r.at('key').string() };
+    case 'recommended-fields':
+      allow();
+      return { kind, severity: 'warning' };
+    default:
+      return r.at('kind').fail(`unknown rule kind "${kind}"`);
+  }
+}
+
+function describeType(t: TypeIR, nullable: boolean, ctx: SchemaContext): string {
+  const base = (() => {
+    switch (t.kind) {
+      case 'primitive':
+        return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false' }[t.name];
+      case 'array':
+        return t.items.kind === 'primitive' ? `an array of ${t.items.name}s` : 'an array of objects';
+      case 'ref':
+        if (t.target === 'enum') {
+          const e = ((ctx.doc.components as Record<string, unknown>).schemas as Record<string, { enum?: string[] }>)[t.name];
+          return `one of ${(e?.enum ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+        }
+        return 'an object';
+    }
+  })();
+  return nullable ? `${base} or null` : base;
+}
+
+function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefined {
+  if (!r.present) return undefined;
+  const as = r.at('actionSources');
+  const en = r.at('eventNames');
+  let actionSources: RecommendedIR['actionSources'] = 'all';
+  if (as.present && as.value !== 'all')
+    actionSources = as.array().map((a) => a.oneOf(ctx.actionSources)).sort();
+  let eventNames: string[] | null = null;
+  if (en.present) {
+    const g = en.string();
+    const group = ctx.groups[g];
+    if (!group) en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
+    eventNames = group;
+  }
+  return { actionSources, eventNames };
+}
+
+function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boolean): FieldIR {
+  const node = inlineAliases(ctx, raw);
+  const { type, nullable } = parseType(ctx, node);
+  const rules: RuleIR[] = [];
+  if (required) rules.push({ kind: 'required', severity: 'failed' });
+  rules.push({ kind: 'type', severity: 'failed', expected: type, nullable });
+  if (type.kind === 'ref' && type.target === 'enum') {
+    const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, { enum: string[] }>;
+    rules.push({
+      kind: 'enum',
+      severity: 'failed',
+      enum: type.name,
+      values: schemas[type.name]!.enum,
+      caseInsensitive: node.at('x-case-insensitive').present ? node.at('x-case-insensitive').boolean() : false,
+    });
+  }
+  const b = boundsRule(ctx, node);
+  if (b) rules.push(b);
+  if (node.at('pattern').present) {
+    const severity = node.at('x-severity').present ? node.at('x-severity').oneOf<Severity>(['failed', 'warning']) : 'failed';
+    rules.push({ kind: 'pattern', severity, pattern: node.at('pattern').regex() });
+  }
+  for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r));
+
+  const itemRules: RuleIR[] = [];
+  if (type.kind === 'array') {
+    const items = inlineAliases(ctx, node.at('items'));
+    itemRules.push({ kind: 'type', severity: 'failed', expected: type.items, nullable: false });
+    const ib = boundsRule(ctx, items);
+    if (ib) itemRules.push(ib);
+    for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r));
+  }
+  const field: FieldIR = {
+    name,
+    description: node.at('description').optString() ?? '',
+    type,
+    required,
+    nullable,
+    rules,
+    itemRules,
+    expected: node.at('x-expected').optString() ?? describeType(type, nullable, ctx),
+  };
+  if (node.at('example').present) field.example = node.at('example').value;
+  const rec = readRecommended(ctx, node.at('x-recommended'));
+  if (rec) field.recommended = rec;
+  const norm = node.at('x-normalize').optString();
+  if (norm) field.normalize = norm;
+  const source = node.at('x-source').optString();
+  if (source) field.source = source;
+  return field;
+}
+
+export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: EnumIR[] } {
+  const root = new Reader(ctx.file, ctx.doc).at('components').at('schemas');
+  const schemas: SchemaIR[] = [];
+  const enums: EnumIR[] = [];
+  for (const [name, s] of root.entries().sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const kind = componentKind(ctx, name);
+    if (kind === 'enum') {
+      enums.push({ name, description: s.at('description').optString() ?? '', values: s.at('enum').strings() });
+      continue;
+    }
+    if (kind !== 'object') continue;
+    const required = new Set(s.at('required').present ? s.at('required').strings() : []);
+    const props = s.at('properties').entries();
+    for (const req of required)
+      if (!props.some(([k]) => k === req)) s.at('required').fail(`"${req}" is required but not a property`);
+    const fields = props.map(([fname, f]) => buildField(ctx, fname, f, required.has(fname)));
+    const rules: RuleIR[] = s.at('x-rules').optArray().map((r) => customRule(ctx, r));
+    const unknownKeys = s.at('x-unknown-keys').present
+      ? s.at('x-unknown-keys').oneOf(['failed', 'warning', 'request', 'allow'] as const)
+      : 'allow';
+    if (unknownKeys !== 'allow') rules.unshift({ kind: 'unknown-keys', severity: unknownKeys });
+    const dedup = s.at('x-dedup');
+    if (dedup.present) {
+      const key = dedup.at('key').strings();
+      for (const [i, k] of key.entries())
+        if (!fields.length) dedup.at('key').at(i).fail(`"${k}" is not a field`);
+      rules.push({ kind: 'dedup', severity: 'warning', key, window: limitRef(ctx.limits, dedup.at('windowLimit')) });
+    }
+    for (const r of rules) {
+      const fieldNames = new Set(fields.map((f) => f.name));
+      const check = (n: string, what: string) => {
+        if (!fieldNames.has(n)) s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
+      };
+      if (r.kind === 'require-any-of') r.alternatives.flat().forEach((n) => check(n, 'field'));
+      if (r.kind === 'default-from-context') [r.field, r.when].forEach((n) => check(n, 'field'));
+      if (r.kind === 'ids-in-items') [r.ids, r.items].forEach((n) => check(n, 'field'));
+    }
+    const schema: SchemaIR = {
+      name,
+      description: s.at('description').optString() ?? '',
+      fields,
+      unknownKeys,
+      rules,
+    };
+    const source = s.at('x-source').optString();
+    if (source) schema.source = source;
+    schemas.push(schema);
+  }
+  return { schemas, enums };
+}
