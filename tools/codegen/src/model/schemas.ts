@@ -272,8 +272,13 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     const dedup = s.at('x-dedup');
     if (dedup.present) {
       const key = dedup.at('key').strings();
+      // The key names fields of the batch items: the object schema an array field of this schema holds.
+      const all = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, { properties?: object }>;
+      const itemProps = fields.flatMap((f) =>
+        f.type.kind === 'array' && f.type.items.kind === 'ref' ? Object.keys(all[f.type.items.name]?.properties ?? {}) : [],
+      );
       for (const [i, k] of key.entries())
-        if (!fields.length) dedup.at('key').at(i).fail(`"${k}" is not a field`);
+        if (!itemProps.includes(k)) dedup.at('key').at(i).fail(`"${k}" is not a property of the items of ${name}`);
       rules.push({ kind: 'dedup', severity: 'warning', key, window: limitRef(ctx.limits, dedup.at('windowLimit')) });
     }
     for (const r of rules) {

@@ -1,0 +1,82 @@
+/** Small Markdown builders. Every table cell goes through `cell`, so spec text cannot break a table. */
+
+/** Escapes a value for a table cell: pipes and line breaks would end the cell or the row. */
+export function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** Inline code that survives backticks inside the value. */
+export function code(text: string): string {
+  const ticks = text.includes('`') ? '``' : '`';
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/** A GitHub-flavoured Markdown table; cells are given as Markdown and escaped for the table. */
+export function table(head: string[], rows: string[][]): string {
+  const line = (r: string[]) => `| ${r.map(cell).join(' | ')} |`;
+  return [line(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** A fenced code block. */
+export function fence(lang: string, body: string): string {
+  const ticks = body.includes('```') ? '````' : '```';
+  return `${ticks}${lang}\n${body.replace(/\n$/, '')}\n${ticks}`;
+}
+
+export function json(value: unknown): string {
+  return fence('json', JSON.stringify(value, null, 2));
+}
+
+/** A bulleted list. */
+export function list(items: string[]): string {
+  return items.map((i) => `- ${i}`).join('\n');
+}
+
+/** Joins blocks with one blank line; empty blocks are left out. */
+export function blocks(...parts: (string | false | undefined)[]): string {
+  return `${parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n\n')}\n`;
+}
+
+/** `a, b and c`. */
+export function words(items: string[], last = 'and'): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
+}
+
+/** 86400 -> "1 day", 60 -> "1 minute", 1 -> "1 second", 172800 -> "48 hours". */
+export function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+    [1, 'second'],
+  ];
+  for (const [size, name] of units)
+    if (seconds % size === 0) {
+      const n = seconds / size;
+      if (name === 'day' && n > 1 && n % 7 !== 0) return `${seconds / 3600} hours`;
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  return `${seconds} seconds`;
+}
+
+/** 120000 -> "120,000". */
+export function num(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A link to another reference page (Markdown links; the HTML renderer turns `.md` into `.html`). */
+export function link(text: string, page: string, anchor?: string): string {
+  return `[${text}](${page}.md${anchor ? `#${anchor}` : ''})`;
+}
+
+/** Heading anchors, the same for the Markdown (GitHub) and the HTML renderer. */
+export function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .trim()
+    .replace(/\s/g, '-');
+}

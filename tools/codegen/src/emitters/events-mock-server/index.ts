@@ -1,0 +1,122 @@
+import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
+import type { EmittedFile, Emitter } from '../../emit/emitter.js';
+import { doc, literal } from '../../emit/literal.js';
+import { tsFile } from '../../emit/ts-file.js';
+import type { IR, OperationIR } from '../../ir/types.js';
+
+/**
+ * Server tables of @org/events-mock-server that the generic constants of @org/events-types do not give in
+ * the shape a server needs: a route table keyed by operationId (fastify URL, security alternatives,
+ * rate-limit category, path and query patterns) and the request problems of C2 joined with their outcome
+ * (status, code, message) and typed template parameters. Everything else the server reads from
+ * @org/events-types directly.
+ */
+const DIR = 'packages/events-mock-server/src/generated';
+
+function constant(name: string, value: unknown, description: string): StatementStructures {
+  return {
+    kind: StructureKind.VariableStatement,
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [doc(description)],
+    declarations: [{ name, initializer: `${literal(value)} as const` }],
+  };
+}
+
+/** `/v5/ad_accounts/{ad_account_id}/events` -> `/v5/ad_accounts/:ad_account_id/events` (fastify syntax). */
+function fastifyUrl(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function route(op: OperationIR) {
+  const params = (where: 'path' | 'query') =>
+    Object.fromEntries(
+      op.parameters
+        .filter((p) => p.in === where)
+        .map((p) => [p.name, { required: p.required, pattern: p.pattern ?? null, enum: p.enum ?? null }]),
+    );
+  return {
+    method: op.method.toUpperCase(),
+    url: fastifyUrl(op.path),
+    path: op.path,
+    tag: op.tag,
+    security: op.security,
+    rateLimitCategory: op.rateLimitCategory ?? null,
+    testMode: op.testMode,
+    requestBody: op.requestBody ?? null,
+    pathParams: params('path'),
+    queryParams: params('query'),
+    statuses: op.responses.map((r) => Number(r.status)),
+  };
+}
+
+function routesFile(ir: IR): EmittedFile {
+  const ops = [...ir.operations].sort((a, b) => (a.operationId < b.operationId ? -1 : 1));
+  const routes = Object.fromEntries(ops.map((op) => [op.operationId, route(op)]));
+  const statements: (string | StatementStructures)[] = [
+    constant(
+      'ROUTES',
+      routes,
+      'Every endpoint of spec/openapi.yaml keyed by operationId: fastify URL, security alternatives (any one ' +
+        'suffices), rate-limit category (C9), whether test mode applies (C7), path/query parameter rules (C1).',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'OperationId',
+      isExported: true,
+      type: 'keyof typeof ROUTES',
+      docs: ['An operationId of the spec.'],
+    },
+  ];
+  return { path: `${DIR}/routes.gen.ts`, content: tsFile(`${DIR}/routes.gen.ts`, statements) };
+}
+
+function problemsFile(ir: IR): EmittedFile {
+  const outcomes = new Map(ir.requestErrors.map((e, order) => [e.key, { ...e, order }]));
+  const problems: Record<string, unknown> = {};
+  const paramTypes: string[] = [];
+  for (const p of [...ir.requestProblems].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+    const outcome = outcomes.get(p.error);
+    if (!outcome) throw new Error(`request problem ${p.key} names unknown outcome ${p.error}`);
+    problems[p.key] = {
+      outcome: p.error,
+      order: outcome.order,
+      status: outcome.status,
+      code: outcome.code,
+      message: outcome.message,
+      template: p.template,
+      params: p.params,
+    };
+    const fields = p.params.map((n) => `${n}: string | number`).join('; ');
+    paramTypes.push(`  ${p.key}: {${fields ? ` ${fields} ` : ''}};`);
+  }
+  const statements: (string | StatementStructures)[] = [
+    constant(
+      'REQUEST_OUTCOMES',
+      Object.fromEntries([...outcomes].map(([k, v]) => [k, { order: v.order, status: v.status, code: v.code, message: v.message }])),
+      'Request-level outcomes of C2 keyed by name; `order` is the row order in which they are checked.',
+    ),
+    constant(
+      'REQUEST_PROBLEM_TABLE',
+      problems,
+      'Each request problem of C2 with the outcome it answers with (status, code, message) and its detail template.',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'RequestProblem',
+      isExported: true,
+      type: 'keyof typeof REQUEST_PROBLEM_TABLE',
+      docs: ['Key of a request-level problem.'],
+    },
+    `/** Template parameters of each request problem, so a missing or misspelt parameter fails to compile. */\nexport interface RequestProblemParams {\n${paramTypes.join('\n')}\n}`,
+  ];
+  return { path: `${DIR}/request-problems.gen.ts`, content: tsFile(`${DIR}/request-problems.gen.ts`, statements) };
+}
+
+export const eventsMockServerEmitter: Emitter = {
+  name: 'events-mock-server',
+  owns: [DIR],
+  emit(ir) {
+    return [routesFile(ir), problemsFile(ir)];
+  },
+};
