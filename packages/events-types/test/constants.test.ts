@@ -52,7 +52,16 @@ describe('generated constants', () => {
 
   it('carry C2 in order and the per-event codes of C4', () => {
     expect(REQUEST_ERRORS.map((e) => [e.status, e.code])).toEqual([
-      [413, 4196], [415, 4196], [401, 2], [404, 2], [403, 29], [429, 8], [400, 4196], [409, 4196], [404, 2], [503, 4197],
+      [413, 4196],
+      [415, 4196],
+      [401, 2],
+      [404, 2],
+      [403, 29],
+      [429, 8],
+      [400, 4196],
+      [409, 4196],
+      [404, 2],
+      [503, 4197],
     ]);
     expect(PROBLEM_CODES.invalid_event_name.template).toBe(
       'Invalid event_name: {name}. Use a supported conversion event_name (for example {examples}).[[ Did you mean {suggestion}?]]',
@@ -63,7 +72,15 @@ describe('generated constants', () => {
 
   it('describe the events endpoint of seed 4.1', () => {
     const op = OPERATIONS.find((o) => o.operationId === 'events/create')!;
-    expect(op).toMatchObject({ method: 'post', path: '/v5/ad_accounts/{ad_account_id}/events', rateLimitCategory: 'ads_conversions', testMode: true });
-    expect(op.security).toEqual([{ scheme: 'conversion_token', scopes: [] }, { scheme: 'oauth2', scopes: ['ads:write'] }]);
+    expect(op).toMatchObject({
+      method: 'post',
+      path: '/v5/ad_accounts/{ad_account_id}/events',
+      rateLimitCategory: 'ads_conversions',
+      testMode: true,
+    });
+    expect(op.security).toEqual([
+      { scheme: 'conversion_token', scopes: [] },
+      { scheme: 'oauth2', scopes: ['ads:write'] },
+    ]);
   });
 });

@@ -19,9 +19,14 @@ const wellFormed = {
   user_data: {
     em: ['6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd'],
     client_ip_address: '203.0.113.24',
-    client_user_agent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15',
+    client_user_agent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15',
   },
-  custom_data: { currency: 'USD', value: '42.00', contents: [{ id: 'sku-1', item_price: '42.00', quantity: 1 }] },
+  custom_data: {
+    currency: 'USD',
+    value: '42.00',
+    contents: [{ id: 'sku-1', item_price: '42.00', quantity: 1 }],
+  },
 } satisfies ConversionEvent;
 
 describe('ConversionEvent', () => {
@@ -47,7 +52,9 @@ describe('ConversionEvent', () => {
     // @ts-expect-error value must be a string such as "42.00"
     const bad: ConversionEvent = { ...wellFormed, custom_data: { value: 42 } };
     void bad;
-    expectTypeOf<NonNullable<ConversionEvent['custom_data']>['value']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<NonNullable<ConversionEvent['custom_data']>['value']>().toEqualTypeOf<
+      string | null | undefined
+    >();
   });
 
   it('rejects a scalar em (C4: hashed fields are arrays)', () => {

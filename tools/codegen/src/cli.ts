@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { emitters } from './emitters/index.js';
+import { parseArgs } from 'node:util';
 import { runGen } from './emit/run.js';
+import { emitters } from './emitters/index.js';
 import { SpecError } from './load/spec-error.js';
 import { irStats } from './model/build-ir.js';
 
@@ -20,10 +20,24 @@ const usage = `Usage: pnpm gen [--check] [--spec DIR] [--root DIR]
 
 async function main(): Promise<number> {
   const started = performance.now();
-  let args: ReturnType<typeof parseArgs<{ options: { check: { type: 'boolean' }; spec: { type: 'string' }; root: { type: 'string' }; help: { type: 'boolean' } } }>>;
+  let args: ReturnType<
+    typeof parseArgs<{
+      options: {
+        check: { type: 'boolean' };
+        spec: { type: 'string' };
+        root: { type: 'string' };
+        help: { type: 'boolean' };
+      };
+    }>
+  >;
   try {
     args = parseArgs({
-      options: { check: { type: 'boolean' }, spec: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        check: { type: 'boolean' },
+        spec: { type: 'string' },
+        root: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     });
   } catch (e) {

@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { emitters } from '../src/emitters/index.js';
 import { emitAll } from '../src/emit/run.js';
+import { emitters } from '../src/emitters/index.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { buildIR } from '../src/model/build-ir.js';
 

@@ -24,7 +24,12 @@ function build(schemas: Record<string, unknown>) {
 }
 
 describe('fields: given a property, want a FieldIR', () => {
-  const cases: { name: string; given: Record<string, unknown>; required?: boolean; want: Record<string, unknown> }[] = [
+  const cases: {
+    name: string;
+    given: Record<string, unknown>;
+    required?: boolean;
+    want: Record<string, unknown>;
+  }[] = [
     {
       name: 'plain string',
       given: { type: 'string', description: 'An id.' },
@@ -34,7 +39,14 @@ describe('fields: given a property, want a FieldIR', () => {
         type: { kind: 'primitive', name: 'string' },
         required: false,
         nullable: false,
-        rules: [{ kind: 'type', severity: 'failed', expected: { kind: 'primitive', name: 'string' }, nullable: false }],
+        rules: [
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'primitive', name: 'string' },
+            nullable: false,
+          },
+        ],
         itemRules: [],
         expected: 'a string',
       },
@@ -49,7 +61,12 @@ describe('fields: given a property, want a FieldIR', () => {
         expected: 'a string or null',
         rules: [
           { kind: 'required', severity: 'failed' },
-          { kind: 'type', severity: 'failed', expected: { kind: 'primitive', name: 'string' }, nullable: true },
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'primitive', name: 'string' },
+            nullable: true,
+          },
           { kind: 'bounds', severity: 'failed', minLength: 1, maxLength: { key: 'id_max', value: 64 } },
         ],
       },
@@ -60,7 +77,12 @@ describe('fields: given a property, want a FieldIR', () => {
       want: {
         expected: 'ss-<name>',
         rules: [
-          { kind: 'type', severity: 'failed', expected: { kind: 'primitive', name: 'string' }, nullable: false },
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'primitive', name: 'string' },
+            nullable: false,
+          },
           { kind: 'pattern', severity: 'warning', pattern: '^ss-[a-z]+$' },
         ],
       },
@@ -72,18 +94,32 @@ describe('fields: given a property, want a FieldIR', () => {
         type: { kind: 'ref', name: 'Kind', target: 'enum' },
         nullable: true,
         rules: [
-          { kind: 'type', severity: 'failed', expected: { kind: 'ref', name: 'Kind', target: 'enum' }, nullable: true },
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'ref', name: 'Kind', target: 'enum' },
+            nullable: true,
+          },
           { kind: 'enum', severity: 'failed', enum: 'Kind', values: ['a', 'b'], caseInsensitive: true },
         ],
       },
     },
     {
       name: 'alias schema inlined: hashed array with item rules, normalization and recommendation',
-      given: { $ref: '#/components/schemas/Hashes', 'x-normalize': 'email', 'x-recommended': { actionSources: ['web'], eventNames: 'purchase' } },
+      given: {
+        $ref: '#/components/schemas/Hashes',
+        'x-normalize': 'email',
+        'x-recommended': { actionSources: ['web'], eventNames: 'purchase' },
+      },
       want: {
         type: { kind: 'array', items: { kind: 'primitive', name: 'string' } },
         itemRules: [
-          { kind: 'type', severity: 'failed', expected: { kind: 'primitive', name: 'string' }, nullable: false },
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'primitive', name: 'string' },
+            nullable: false,
+          },
           { kind: 'sha256-hex', severity: 'warning' },
         ],
         normalize: 'email',
@@ -99,8 +135,18 @@ describe('fields: given a property, want a FieldIR', () => {
       },
       want: {
         rules: [
-          { kind: 'type', severity: 'failed', expected: { kind: 'primitive', name: 'string' }, nullable: false },
-          { kind: 'decimal-string', severity: 'failed', exclusiveMinimum: 0, maximum: { key: 'value_max', value: 1000 } },
+          {
+            kind: 'type',
+            severity: 'failed',
+            expected: { kind: 'primitive', name: 'string' },
+            nullable: false,
+          },
+          {
+            kind: 'decimal-string',
+            severity: 'failed',
+            exclusiveMinimum: 0,
+            maximum: { key: 'value_max', value: 1000 },
+          },
         ],
       },
     },
@@ -109,7 +155,11 @@ describe('fields: given a property, want a FieldIR', () => {
     it(c.name, () => {
       const { schemas } = build({
         Kind: { type: 'string', enum: ['a', 'b'] },
-        Hashes: { type: 'array', items: { type: 'string', 'x-rules': [{ kind: 'sha256-hex' }] }, 'x-expected': 'hashes' },
+        Hashes: {
+          type: 'array',
+          items: { type: 'string', 'x-rules': [{ kind: 'sha256-hex' }] },
+          'x-expected': 'hashes',
+        },
         Obj: { type: 'object', required: c.required ? ['f'] : [], properties: { f: c.given } },
       });
       expect(schemas.find((s) => s.name === 'Obj')!.fields[0]).toMatchObject(c.want);
@@ -117,6 +167,20 @@ describe('fields: given a property, want a FieldIR', () => {
 });
 
 describe('objects: unknown keys, cross-field rules and dedup become object rules', () => {
+  it('a dedup key must name fields of the batch items', () => {
+    expect(() =>
+      build({
+        Req: {
+          type: 'object',
+          'x-dedup': { key: ['nope'], windowLimit: 'id_max' },
+          properties: { a: { type: 'string' } },
+        },
+      }),
+    ).toThrow(
+      'spec/openapi.yaml: components.schemas.Req.x-dedup.key[0]: "nope" is not a property of the items of Req',
+    );
+  });
+
   it('orders unknown-keys first, then x-rules, then dedup', () => {
     const { schemas, enums } = build({
       Req: {
@@ -124,12 +188,18 @@ describe('objects: unknown keys, cross-field rules and dedup become object rules
         'x-unknown-keys': 'request',
         'x-dedup': { key: ['id'], windowLimit: 'id_max' },
         'x-rules': [{ kind: 'require-any-of', alternatives: [['a'], ['b', 'c']] }],
-        properties: { id: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } },
+        properties: {
+          data: { type: 'array', items: { $ref: '#/components/schemas/Item' } },
+          a: { type: 'string' },
+          b: { type: 'string' },
+          c: { type: 'string' },
+        },
       },
+      Item: { type: 'object', properties: { id: { type: 'string' } } },
       Status: { type: 'string', enum: ['x'], description: 'S.' },
     });
     expect(enums).toEqual([{ name: 'Status', description: 'S.', values: ['x'] }]);
-    expect(schemas[0]).toMatchObject({
+    expect(schemas.find((x) => x.name === 'Req')).toMatchObject({
       name: 'Req',
       unknownKeys: 'request',
       rules: [
@@ -145,17 +215,26 @@ describe('bad specs fail with the file, the path and the problem', () => {
   const cases: { name: string; schemas: Record<string, unknown>; want: string }[] = [
     {
       name: 'unknown rule kind',
-      schemas: { O: { type: 'object', properties: { f: { type: 'string', 'x-rules': [{ kind: 'telepathy' }] } } } },
+      schemas: {
+        O: { type: 'object', properties: { f: { type: 'string', 'x-rules': [{ kind: 'telepathy' }] } } },
+      },
       want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].kind: unknown rule kind "telepathy"',
     },
     {
       name: 'unknown limit',
-      schemas: { O: { type: 'object', properties: { f: { type: 'string', 'x-limits': { maxLength: 'nope' } } } } },
+      schemas: {
+        O: { type: 'object', properties: { f: { type: 'string', 'x-limits': { maxLength: 'nope' } } } },
+      },
       want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-limits.maxLength: unknown limit "nope"; limits are defined in spec/data/limits.yaml',
     },
     {
       name: 'unknown parameter of a kind',
-      schemas: { O: { type: 'object', properties: { f: { type: 'string', 'x-rules': [{ kind: 'url', scheme: 'x' }] } } } },
+      schemas: {
+        O: {
+          type: 'object',
+          properties: { f: { type: 'string', 'x-rules': [{ kind: 'url', scheme: 'x' }] } },
+        },
+      },
       want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].scheme: unknown parameter of rule kind url',
     },
     {
@@ -165,12 +244,23 @@ describe('bad specs fail with the file, the path and the problem', () => {
     },
     {
       name: 'cross-field rule naming a missing field',
-      schemas: { O: { type: 'object', 'x-rules': [{ kind: 'require-any-of', alternatives: [['zz']] }], properties: { f: { type: 'string' } } } },
+      schemas: {
+        O: {
+          type: 'object',
+          'x-rules': [{ kind: 'require-any-of', alternatives: [['zz']] }],
+          properties: { f: { type: 'string' } },
+        },
+      },
       want: 'spec/openapi.yaml: components.schemas.O.x-rules: require-any-of: field "zz" is not a property of O',
     },
     {
       name: 'unknown event-name group in a recommendation',
-      schemas: { O: { type: 'object', properties: { f: { type: 'string', 'x-recommended': { eventNames: 'gifts' } } } } },
+      schemas: {
+        O: {
+          type: 'object',
+          properties: { f: { type: 'string', 'x-recommended': { eventNames: 'gifts' } } },
+        },
+      },
       want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-recommended.eventNames: unknown event name group "gifts"; groups are defined in spec/data/event-names.yaml',
     },
   ];
@@ -188,6 +278,8 @@ describe('bad specs fail with the file, the path and the problem', () => {
 
   it('Reader names the path of a wrong type', () => {
     const r = new Reader('spec/data/limits.yaml', { limits: { a: { value: 'x' } } });
-    expect(() => r.at('limits').at('a').at('value').number()).toThrow('spec/data/limits.yaml: limits.a.value: expected a number, found string "x"');
+    expect(() => r.at('limits').at('a').at('value').number()).toThrow(
+      'spec/data/limits.yaml: limits.a.value: expected a number, found string "x"',
+    );
   });
 });

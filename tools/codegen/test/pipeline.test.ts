@@ -1,9 +1,9 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emitters } from '../src/emitters/index.js';
-import { eventsTypesEmitter } from '../src/emitters/events-types/index.js';
 import { emitAll, runGen } from '../src/emit/run.js';
+import { eventsTypesEmitter } from '../src/emitters/events-types/index.js';
+import { emitters } from '../src/emitters/index.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { SpecError } from '../src/load/spec-error.js';
 import { buildIR, irStats } from '../src/model/build-ir.js';
@@ -41,14 +41,33 @@ describe('the real spec', () => {
       usableFor: ['conversion_reporting'],
     });
     expect(ir.rateLimits.categories.map((c) => c.name)).toEqual([
-      'ads_analytics', 'ads_conversions', 'ads_read', 'ads_write', 'advanced_auction_read', 'advanced_auction_write',
-      'catalogs_read', 'catalogs_write', 'org_analytics', 'org_read', 'org_write', 'trends_read',
+      'ads_analytics',
+      'ads_conversions',
+      'ads_read',
+      'ads_write',
+      'advanced_auction_read',
+      'advanced_auction_write',
+      'catalogs_read',
+      'catalogs_write',
+      'org_analytics',
+      'org_read',
+      'org_write',
+      'trends_read',
     ]);
-    expect(ir.enums.find((e) => e.name === 'ActionSource')?.values).toEqual(['web', 'app_ios', 'app_android', 'offline']);
+    expect(ir.enums.find((e) => e.name === 'ActionSource')?.values).toEqual([
+      'web',
+      'app_ios',
+      'app_android',
+      'offline',
+    ]);
     // C2 order is kept as written.
     expect(ir.requestErrors.map((e) => e.status)).toEqual([413, 415, 401, 404, 403, 429, 400, 409, 404, 503]);
     // x-limits reach the resolved OpenAPI document as plain keywords.
-    const schemas = (ir.openapi.components as { schemas: Record<string, { properties: Record<string, { maxItems?: number; maxLength?: number }> }> }).schemas;
+    const schemas = (
+      ir.openapi.components as {
+        schemas: Record<string, { properties: Record<string, { maxItems?: number; maxLength?: number }> }>;
+      }
+    ).schemas;
     expect(schemas.ConversionEventsRequest?.properties.data?.maxItems).toBe(1000);
     expect(schemas.ConversionEvent?.properties.event_id?.maxLength).toBe(256);
     const stats = irStats(ir);
@@ -63,7 +82,9 @@ describe('bad specs fail with the file, the path and the problem', () => {
     await editYaml(join(root, 'spec/data/limits.yaml'), (d) => {
       (d.limits as Record<string, { value: unknown }>).batch_max_events!.value = 'lots';
     });
-    expect(await specErrorOf(root)).toBe('spec/data/limits.yaml: limits.batch_max_events.value: expected a number, found string "lots"');
+    expect(await specErrorOf(root)).toBe(
+      'spec/data/limits.yaml: limits.batch_max_events.value: expected a number, found string "lots"',
+    );
   });
 
   it('YAML syntax errors give the line and column', async () => {
@@ -76,7 +97,9 @@ describe('bad specs fail with the file, the path and the problem', () => {
   it('an OpenAPI document swagger-parser rejects', async () => {
     const root = await tmpSpec();
     await editYaml(join(root, 'spec/openapi.yaml'), (d) => {
-      (d.paths as Record<string, unknown>)['/v5/ad_accounts/{ad_account_id}/events'] = { post: { responses: 'nope' } };
+      (d.paths as Record<string, unknown>)['/v5/ad_accounts/{ad_account_id}/events'] = {
+        post: { responses: 'nope' },
+      };
     });
     expect(await specErrorOf(root)).toMatch(/^spec\/openapi\.yaml: paths\..*/);
   });
@@ -84,9 +107,16 @@ describe('bad specs fail with the file, the path and the problem', () => {
   it('a message code no rule kind emits', async () => {
     const root = await tmpSpec();
     await editYaml(join(root, 'spec/data/messages.yaml'), (d) => {
-      (d.messages as Record<string, unknown>).mystery = { kind: 'url', severity: 'failed', template: 'x', description: 'x' };
+      (d.messages as Record<string, unknown>).mystery = {
+        kind: 'url',
+        severity: 'failed',
+        template: 'x',
+        description: 'x',
+      };
     });
-    expect(await specErrorOf(root)).toBe('spec/data/messages.yaml: messages.mystery: no rule kind emits "mystery" (kind url)');
+    expect(await specErrorOf(root)).toBe(
+      'spec/data/messages.yaml: messages.mystery: no rule kind emits "mystery" (kind url)',
+    );
   });
 
   it('a rule kind whose code lost its template', async () => {
@@ -94,7 +124,9 @@ describe('bad specs fail with the file, the path and the problem', () => {
     await editYaml(join(root, 'spec/data/messages.yaml'), (d) => {
       delete (d.messages as Record<string, unknown>).invalid_url;
     });
-    expect(await specErrorOf(root)).toBe('spec/data/messages.yaml: messages: no template for code "invalid_url", which rule kind url emits');
+    expect(await specErrorOf(root)).toBe(
+      'spec/data/messages.yaml: messages: no template for code "invalid_url", which rule kind url emits',
+    );
   });
 });
 
@@ -113,7 +145,12 @@ describe('a spec edit reaches the generated code without any hand edit', () => {
   it('a new standard event name and a changed limit appear in the emitted types and constants', async () => {
     const root = await tmpSpec();
     await editYaml(join(root, 'spec/data/event-names.yaml'), (d) => {
-      (d.standard as unknown[]).push({ name: 'book_demo', tagName: 'BookDemo', purpose: 'People who book a demo', usableFor: ['audience_creation'] });
+      (d.standard as unknown[]).push({
+        name: 'book_demo',
+        tagName: 'BookDemo',
+        purpose: 'People who book a demo',
+        usableFor: ['audience_creation'],
+      });
     });
     await editYaml(join(root, 'spec/data/limits.yaml'), (d) => {
       (d.limits as Record<string, { value: number }>).batch_max_events!.value = 777;

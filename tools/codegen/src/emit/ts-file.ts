@@ -23,7 +23,13 @@ function getProject(): Project {
 export function tsFile(path: string, statements: (string | StatementStructures)[]): string {
   const p = getProject();
   const sf = p.createSourceFile(`/${path}`, { statements }, { overwrite: true });
-  const text = GENERATED_HEADER + sf.getFullText().replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  const text =
+    GENERATED_HEADER +
+    sf
+      .getFullText()
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() +
+    '\n';
   p.removeSourceFile(sf);
   return text;
 }

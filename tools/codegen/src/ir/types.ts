@@ -40,7 +40,7 @@ export type RuleIR =
       maximum?: number;
     }
   | { kind: 'pattern'; severity: Severity; pattern: string }
-  | { kind: 'event-name' ; severity: 'failed' }
+  | { kind: 'event-name'; severity: 'failed' }
   | {
       kind: 'unix-seconds';
       severity: 'failed';

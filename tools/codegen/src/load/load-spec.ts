@@ -25,7 +25,11 @@ async function readYaml(path: string, shownAs: string): Promise<unknown> {
   const first = doc.errors[0];
   if (first) {
     const pos = lineCounter.linePos(first.pos[0]);
-    throw new SpecError(shownAs, `line ${pos.line}, column ${pos.col}`, first.message.split('\n')[0] ?? 'invalid YAML');
+    throw new SpecError(
+      shownAs,
+      `line ${pos.line}, column ${pos.col}`,
+      first.message.split('\n')[0] ?? 'invalid YAML',
+    );
   }
   return doc.toJS({ maxAliasCount: 100 });
 }
@@ -35,14 +39,16 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const shown = (p: string) => relative(join(specDir, '..'), p) || p;
   const openapiPath = join(specDir, 'openapi.yaml');
   const openapi = (await readYaml(openapiPath, shown(openapiPath))) as Record<string, unknown>;
-  if (typeof openapi !== 'object' || openapi === null) throw new SpecError(shown(openapiPath), '', 'expected a mapping');
+  if (typeof openapi !== 'object' || openapi === null)
+    throw new SpecError(shown(openapiPath), '', 'expected a mapping');
   const xData = openapi['x-data'];
   if (typeof xData !== 'object' || xData === null)
     throw new SpecError(shown(openapiPath), 'x-data', 'expected a mapping of data file names');
   const data: LoadedSpec['data'] = {};
   for (const key of Object.keys(xData).sort()) {
     const rel = (xData as Record<string, unknown>)[key];
-    if (typeof rel !== 'string') throw new SpecError(shown(openapiPath), `x-data.${key}`, 'expected a file name');
+    if (typeof rel !== 'string')
+      throw new SpecError(shown(openapiPath), `x-data.${key}`, 'expected a file name');
     const path = join(specDir, rel);
     data[key] = { file: shown(path), value: await readYaml(path, shown(path)) };
   }
@@ -59,7 +65,12 @@ export async function validateOpenApi(file: string, resolved: Record<string, unk
   } catch (e) {
     const err = e as { message?: string; details?: { instancePath?: string; message?: string }[] };
     const detail = err.details?.[0];
-    if (detail) throw new SpecError(file, detail.instancePath?.replace(/^\//, '').replaceAll('/', '.') ?? '', detail.message ?? String(e));
+    if (detail)
+      throw new SpecError(
+        file,
+        detail.instancePath?.replace(/^\//, '').replaceAll('/', '.') ?? '',
+        detail.message ?? String(e),
+      );
     const msg = String(err.message ?? e);
     const m = /Error resolving \$ref pointer "(.*?)"|Token "(.*?)" does not exist/.exec(msg);
     throw new SpecError(file, m?.[1] ?? m?.[2] ?? '', msg.split('\n')[0] ?? msg);

@@ -65,7 +65,8 @@ export class Reader {
 
   oneOf<T extends string>(allowed: readonly T[]): T {
     const s = this.string();
-    if (!(allowed as readonly string[]).includes(s)) this.fail(`expected one of ${allowed.join(', ')}, found "${s}"`);
+    if (!(allowed as readonly string[]).includes(s))
+      this.fail(`expected one of ${allowed.join(', ')}, found "${s}"`);
     return s as T;
   }
 

@@ -1,6 +1,6 @@
 import type { IR, RuleKind } from '../ir/types.js';
-import { Reader } from '../load/reader.js';
 import { type LoadedSpec, validateOpenApi } from '../load/load-spec.js';
+import { Reader } from '../load/reader.js';
 import {
   dataReader,
   readCodeList,
@@ -46,7 +46,9 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
   const raw = new Reader(file, spec.openapi);
   const usages = raw.at('components').at('schemas').at('EventUsage').at('enum').strings();
   const eventNames = readEventNames(dataReader(spec, 'eventNames'), limits, usages);
-  const openapi = resolveOpenApi(file, spec.openapi, limits, { eventNames: eventNames.standard.map((e) => e.name) });
+  const openapi = resolveOpenApi(file, spec.openapi, limits, {
+    eventNames: eventNames.standard.map((e) => e.name),
+  });
   await validateOpenApi(file, openapi);
 
   const messages = readMessages(dataReader(spec, 'messages'));
@@ -54,8 +56,10 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
   for (const [kind, codes] of Object.entries(KIND_CODES))
     for (const code of codes) {
       const m = messages.find((x) => x.code === code);
-      if (!m) msgFile.at('messages').fail(`no template for code "${code}", which rule kind ${kind} emits`);
-      if (m.kind !== kind) msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
+      if (!m)
+        return msgFile.at('messages').fail(`no template for code "${code}", which rule kind ${kind} emits`);
+      if (m.kind !== kind)
+        msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
     }
   for (const m of messages)
     if (!KIND_CODES[m.kind as RuleKind]?.includes(m.code))

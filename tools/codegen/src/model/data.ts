@@ -12,14 +12,20 @@ import type {
   RequestProblemIR,
   Severity,
 } from '../ir/types.js';
-import { Reader } from '../load/reader.js';
 import type { LoadedSpec } from '../load/load-spec.js';
+import { Reader } from '../load/reader.js';
 
-const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 export function dataReader(spec: LoadedSpec, key: string): Reader {
   const d = spec.data[key];
-  if (!d) return new Reader(spec.openapiFile, undefined, `x-data.${key}`).fail('missing: this data file is required');
+  if (!d)
+    return new Reader(spec.openapiFile, undefined, `x-data.${key}`).fail(
+      'missing: this data file is required',
+    );
   return new Reader(d.file, d.value);
 }
 
@@ -60,7 +66,11 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
         name,
         tagName: e.at('tagName').stringOrNull(),
         purpose: e.at('purpose').string(),
-        usableFor: e.at('usableFor').array().map((u) => u.oneOf(usages)).sort(),
+        usableFor: e
+          .at('usableFor')
+          .array()
+          .map((u) => u.oneOf(usages))
+          .sort(),
       };
     })
     .sort(byKey((e) => e.name));
@@ -70,7 +80,10 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
     names.add(e.name);
   }
   const groups: Record<string, string[]> = {};
-  for (const [g, list] of r.at('groups').entries().sort(byKey(([k]) => k))) {
+  for (const [g, list] of r
+    .at('groups')
+    .entries()
+    .sort(byKey(([k]) => k))) {
     groups[g] = list
       .array()
       .map((n) => {
@@ -89,7 +102,11 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
       maxLength: limitRef(limits, c.at('maxLengthLimit')),
       maxPerAccount: limitRef(limits, c.at('maxPerAccountLimit')),
       caseInsensitive: c.at('caseInsensitive').boolean(),
-      usableFor: c.at('usableFor').array().map((u) => u.oneOf(usages)).sort(),
+      usableFor: c
+        .at('usableFor')
+        .array()
+        .map((u) => u.oneOf(usages))
+        .sort(),
     },
     suggestedExamples: r
       .at('suggestedExamples')
@@ -107,7 +124,10 @@ function window(r: Reader): RateLimitWindowIR {
   const w: RateLimitWindowIR = {
     limit: r.at('limit').integer(),
     window: r.at('window').integer(),
-    per: r.at('per').array().map((p) => p.oneOf(['app', 'user', 'ad_account', 'token'])),
+    per: r
+      .at('per')
+      .array()
+      .map((p) => p.oneOf(['app', 'user', 'ad_account', 'token'])),
   };
   const unit = r.at('unit').optString();
   if (unit) w.unit = unit;
@@ -120,7 +140,11 @@ export function readRateLimits(r: Reader): RateLimitsIR {
   const t = r.at('testRequests');
   const h = r.at('headers');
   return {
-    universal: { description: u.at('description').string(), trial: window(u.at('trial')), standard: window(u.at('standard')) },
+    universal: {
+      description: u.at('description').string(),
+      trial: window(u.at('trial')),
+      standard: window(u.at('standard')),
+    },
     testRequests: { description: t.at('description').string(), ...window(t) },
     conversionToken: {
       description: r.at('conversionToken').at('description').string(),
@@ -235,7 +259,10 @@ export function readNamedCodes(r: Reader, listKey: string): NamedCodeIR[] {
       return {
         code,
         name: String(e.at('name').value),
-        aliases: e.at('aliases').optArray().map((a) => String(a.value).toLowerCase()),
+        aliases: e
+          .at('aliases')
+          .optArray()
+          .map((a) => String(a.value).toLowerCase()),
         ...(country ? { country } : {}),
       };
     })
@@ -248,14 +275,21 @@ export function readNormalization(r: Reader): NormalizationIR {
     kinds: r
       .at('kinds')
       .entries()
-      .map(([name, k]) => ({ name, steps: k.at('steps').strings(), description: k.at('description').string() }))
+      .map(([name, k]) => ({
+        name,
+        steps: k.at('steps').strings(),
+        description: k.at('description').string(),
+      }))
       .sort(byKey((k) => k.name)),
     dateFormats: r
       .at('dateFormats')
       .array()
       .map((f) => ({
         pattern: f.at('pattern').regex(),
-        order: f.at('order').array().map((o) => o.oneOf(['year', 'month', 'day'] as const)),
+        order: f
+          .at('order')
+          .array()
+          .map((o) => o.oneOf(['year', 'month', 'day'] as const)),
       })),
     gender: Object.fromEntries(
       r
@@ -266,7 +300,10 @@ export function readNormalization(r: Reader): NormalizationIR {
     zipFirstFiveDigits: r.at('zipFirstFiveDigits').strings(),
     unhashed: r.at('unhashed').strings().sort(),
     userAgent: {
-      rejectValues: ua.at('rejectValues').array().map((v) => String(v.value)),
+      rejectValues: ua
+        .at('rejectValues')
+        .array()
+        .map((v) => String(v.value)),
       productToken: ua.at('productToken').regex(),
       botPatterns: ua.at('botPatterns').strings(),
     },

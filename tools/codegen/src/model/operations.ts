@@ -24,21 +24,27 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
     for (const method of METHODS) {
       const op = item.at(method);
       if (!op.present) continue;
-      const parameters: ParameterIR[] = op.at('parameters').optArray().map((p0) => {
-        const p = resolveRef(doc, p0);
-        const schema = p.at('schema');
-        const t = schema.at('type').string();
-        const param: ParameterIR = {
-          name: p.at('name').string(),
-          in: p.at('in').oneOf(['path', 'query', 'header'] as const),
-          required: p.at('required').present ? p.at('required').boolean() : false,
-          description: p.at('description').optString() ?? '',
-          type: { kind: 'primitive', name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string' },
-        };
-        if (schema.at('enum').present) param.enum = schema.at('enum').strings();
-        if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();
-        return param;
-      });
+      const parameters: ParameterIR[] = op
+        .at('parameters')
+        .optArray()
+        .map((p0) => {
+          const p = resolveRef(doc, p0);
+          const schema = p.at('schema');
+          const t = schema.at('type').string();
+          const param: ParameterIR = {
+            name: p.at('name').string(),
+            in: p.at('in').oneOf(['path', 'query', 'header'] as const),
+            required: p.at('required').present ? p.at('required').boolean() : false,
+            description: p.at('description').optString() ?? '',
+            type: {
+              kind: 'primitive',
+              name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string',
+            },
+          };
+          if (schema.at('enum').present) param.enum = schema.at('enum').strings();
+          if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();
+          return param;
+        });
       const body = op.at('requestBody').at('content').at('application/json').at('schema');
       const responses = op
         .at('responses')

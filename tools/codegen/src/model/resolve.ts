@@ -16,7 +16,7 @@ export function resolveOpenApi(
   const copy = structuredClone(doc);
   const walk = (node: unknown, path: string): void => {
     if (Array.isArray(node)) {
-      node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      for (const [i, n] of node.entries()) walk(n, `${path}[${i}]`);
       return;
     }
     if (typeof node !== 'object' || node === null) return;
@@ -26,7 +26,9 @@ export function resolveOpenApi(
       const r = new Reader(file, xl, `${path}.x-limits`);
       for (const [keyword, ref] of r.entries()) {
         if (!['maxLength', 'minLength', 'maxItems', 'minItems', 'maximum', 'minimum'].includes(keyword))
-          ref.fail(`x-limits supports maxLength, minLength, maxItems, minItems, maximum, minimum; not ${keyword}`);
+          ref.fail(
+            `x-limits supports maxLength, minLength, maxItems, minItems, maximum, minimum; not ${keyword}`,
+          );
         if (obj[keyword] !== undefined)
           ref.fail(`${keyword} is set both directly and through x-limits; keep only x-limits`);
         obj[keyword] = limitRef(limits, ref).value;

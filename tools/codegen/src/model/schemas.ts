@@ -1,4 +1,13 @@
-import type { EnumIR, FieldIR, LimitIR, RecommendedIR, RuleIR, SchemaIR, Severity, TypeIR } from '../ir/types.js';
+import type {
+  EnumIR,
+  FieldIR,
+  LimitIR,
+  RecommendedIR,
+  RuleIR,
+  SchemaIR,
+  Severity,
+  TypeIR,
+} from '../ir/types.js';
 import { Reader } from '../load/reader.js';
 import { limitRef } from './data.js';
 
@@ -17,7 +26,9 @@ export interface SchemaContext {
 const refName = (ref: string) => ref.replace('#/components/schemas/', '');
 
 function componentKind(ctx: SchemaContext, name: string): 'object' | 'enum' | 'alias' {
-  const s = ((ctx.doc.components as Record<string, unknown>).schemas as Record<string, Record<string, unknown>>)[name];
+  const s = (
+    (ctx.doc.components as Record<string, unknown>).schemas as Record<string, Record<string, unknown>>
+  )[name];
   if (!s) return 'alias';
   if (Array.isArray(s.enum) || s['x-enum-from']) return 'enum';
   if (s.type === 'object' || s.properties) return 'object';
@@ -50,7 +61,8 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   if (Array.isArray(v.oneOf)) {
     const alts = node.at('oneOf').array();
     const nonNull = alts.filter((a) => a.object().type !== 'null');
-    if (nonNull.length !== 1 || alts.length !== 2) node.at('oneOf').fail('only oneOf [X, {type: null}] is supported');
+    if (nonNull.length !== 1 || alts.length !== 2)
+      node.at('oneOf').fail('only oneOf [X, {type: null}] is supported');
     return { type: parseType(ctx, nonNull[0]!).type, nullable: true };
   }
   let t = v.type;
@@ -61,13 +73,20 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
     if (rest.length !== 1) node.at('type').fail('a field has one type, optionally with null');
     t = rest[0];
   }
-  if (t === 'array') return { type: { kind: 'array', items: parseType(ctx, node.at('items')).type }, nullable };
+  if (t === 'array')
+    return { type: { kind: 'array', items: parseType(ctx, node.at('items')).type }, nullable };
   if (t === 'string' || t === 'integer' || t === 'number' || t === 'boolean')
     return { type: { kind: 'primitive', name: t }, nullable };
-  return node.fail(`unsupported type ${JSON.stringify(t)}; use string, integer, number, boolean, array or a $ref`);
+  return node.fail(
+    `unsupported type ${JSON.stringify(t)}; use string, integer, number, boolean, array or a $ref`,
+  );
 }
 
-function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): { key: string; value: number } | number | undefined {
+function readLimitOrNumber(
+  ctx: SchemaContext,
+  node: Reader,
+  keyword: string,
+): { key: string; value: number } | number | undefined {
   const xl = node.at('x-limits').at(keyword);
   if (xl.present) return limitRef(ctx.limits, xl);
   const n = node.at(keyword);
@@ -98,7 +117,8 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
   const allow = (...names: string[]) => {
     for (const p of params) if (!names.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
   };
-  const sev = (): Severity => (r.at('severity').present ? r.at('severity').oneOf<Severity>(['failed', 'warning']) : 'failed');
+  const sev = (): Severity =>
+    r.at('severity').present ? r.at('severity').oneOf<Severity>(['failed', 'warning']) : 'failed';
   switch (kind) {
     case 'event-name':
       allow();
@@ -140,7 +160,14 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
     }
     case 'require-any-of':
       allow('alternatives');
-      return { kind, severity: 'failed', alternatives: r.at('alternatives').array().map((a) => a.strings()) };
+      return {
+        kind,
+        severity: 'failed',
+        alternatives: r
+          .at('alternatives')
+          .array()
+          .map((a) => a.strings()),
+      };
     case 'default-from-context':
       allow('field', 'when', 'context');
       return {
@@ -152,7 +179,13 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
       };
     case 'ids-in-items':
       allow('ids', 'items', 'key');
-      return { kind, severity: 'warning', ids: r.at('ids').string(), items: r.at('items').string(), key: r.at('key').string() };
+      return {
+        kind,
+        severity: 'warning',
+        ids: r.at('ids').string(),
+        items: r.at('items').string(),
+        key: r.at('key').string(),
+      };
     case 'recommended-fields':
       allow();
       return { kind, severity: 'warning' };
@@ -165,12 +198,16 @@ function describeType(t: TypeIR, nullable: boolean, ctx: SchemaContext): string 
   const base = (() => {
     switch (t.kind) {
       case 'primitive':
-        return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false' }[t.name];
+        return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false' }[
+          t.name
+        ];
       case 'array':
         return t.items.kind === 'primitive' ? `an array of ${t.items.name}s` : 'an array of objects';
       case 'ref':
         if (t.target === 'enum') {
-          const e = ((ctx.doc.components as Record<string, unknown>).schemas as Record<string, { enum?: string[] }>)[t.name];
+          const e = (
+            (ctx.doc.components as Record<string, unknown>).schemas as Record<string, { enum?: string[] }>
+          )[t.name];
           return `one of ${(e?.enum ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
         }
         return 'an object';
@@ -185,12 +222,16 @@ function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefin
   const en = r.at('eventNames');
   let actionSources: RecommendedIR['actionSources'] = 'all';
   if (as.present && as.value !== 'all')
-    actionSources = as.array().map((a) => a.oneOf(ctx.actionSources)).sort();
+    actionSources = as
+      .array()
+      .map((a) => a.oneOf(ctx.actionSources))
+      .sort();
   let eventNames: string[] | null = null;
   if (en.present) {
     const g = en.string();
     const group = ctx.groups[g];
-    if (!group) en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
+    if (!group)
+      return en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
     eventNames = group;
   }
   return { actionSources, eventNames };
@@ -203,19 +244,26 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
   if (required) rules.push({ kind: 'required', severity: 'failed' });
   rules.push({ kind: 'type', severity: 'failed', expected: type, nullable });
   if (type.kind === 'ref' && type.target === 'enum') {
-    const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, { enum: string[] }>;
+    const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<
+      string,
+      { enum: string[] }
+    >;
     rules.push({
       kind: 'enum',
       severity: 'failed',
       enum: type.name,
       values: schemas[type.name]!.enum,
-      caseInsensitive: node.at('x-case-insensitive').present ? node.at('x-case-insensitive').boolean() : false,
+      caseInsensitive: node.at('x-case-insensitive').present
+        ? node.at('x-case-insensitive').boolean()
+        : false,
     });
   }
   const b = boundsRule(ctx, node);
   if (b) rules.push(b);
   if (node.at('pattern').present) {
-    const severity = node.at('x-severity').present ? node.at('x-severity').oneOf<Severity>(['failed', 'warning']) : 'failed';
+    const severity = node.at('x-severity').present
+      ? node.at('x-severity').oneOf<Severity>(['failed', 'warning'])
+      : 'failed';
     rules.push({ kind: 'pattern', severity, pattern: node.at('pattern').regex() });
   }
   for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r));
@@ -255,7 +303,11 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
   for (const [name, s] of root.entries().sort(([a], [b]) => (a < b ? -1 : 1))) {
     const kind = componentKind(ctx, name);
     if (kind === 'enum') {
-      enums.push({ name, description: s.at('description').optString() ?? '', values: s.at('enum').strings() });
+      enums.push({
+        name,
+        description: s.at('description').optString() ?? '',
+        values: s.at('enum').strings(),
+      });
       continue;
     }
     if (kind !== 'object') continue;
@@ -264,7 +316,10 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     for (const req of required)
       if (!props.some(([k]) => k === req)) s.at('required').fail(`"${req}" is required but not a property`);
     const fields = props.map(([fname, f]) => buildField(ctx, fname, f, required.has(fname)));
-    const rules: RuleIR[] = s.at('x-rules').optArray().map((r) => customRule(ctx, r));
+    const rules: RuleIR[] = s
+      .at('x-rules')
+      .optArray()
+      .map((r) => customRule(ctx, r));
     const unknownKeys = s.at('x-unknown-keys').present
       ? s.at('x-unknown-keys').oneOf(['failed', 'warning', 'request', 'allow'] as const)
       : 'allow';
@@ -273,22 +328,40 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     if (dedup.present) {
       const key = dedup.at('key').strings();
       // The key names fields of the batch items: the object schema an array field of this schema holds.
-      const all = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, { properties?: object }>;
+      const all = (ctx.doc.components as Record<string, unknown>).schemas as Record<
+        string,
+        { properties?: object }
+      >;
       const itemProps = fields.flatMap((f) =>
-        f.type.kind === 'array' && f.type.items.kind === 'ref' ? Object.keys(all[f.type.items.name]?.properties ?? {}) : [],
+        f.type.kind === 'array' && f.type.items.kind === 'ref'
+          ? Object.keys(all[f.type.items.name]?.properties ?? {})
+          : [],
       );
       for (const [i, k] of key.entries())
-        if (!itemProps.includes(k)) dedup.at('key').at(i).fail(`"${k}" is not a property of the items of ${name}`);
-      rules.push({ kind: 'dedup', severity: 'warning', key, window: limitRef(ctx.limits, dedup.at('windowLimit')) });
+        if (!itemProps.includes(k))
+          dedup.at('key').at(i).fail(`"${k}" is not a property of the items of ${name}`);
+      rules.push({
+        kind: 'dedup',
+        severity: 'warning',
+        key,
+        window: limitRef(ctx.limits, dedup.at('windowLimit')),
+      });
     }
     for (const r of rules) {
       const fieldNames = new Set(fields.map((f) => f.name));
       const check = (n: string, what: string) => {
-        if (!fieldNames.has(n)) s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
+        if (!fieldNames.has(n))
+          s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
       };
-      if (r.kind === 'require-any-of') r.alternatives.flat().forEach((n) => check(n, 'field'));
-      if (r.kind === 'default-from-context') [r.field, r.when].forEach((n) => check(n, 'field'));
-      if (r.kind === 'ids-in-items') [r.ids, r.items].forEach((n) => check(n, 'field'));
+      const named =
+        r.kind === 'require-any-of'
+          ? r.alternatives.flat()
+          : r.kind === 'default-from-context'
+            ? [r.field, r.when]
+            : r.kind === 'ids-in-items'
+              ? [r.ids, r.items]
+              : [];
+      for (const n of named) check(n, 'field');
     }
     const schema: SchemaIR = {
       name,

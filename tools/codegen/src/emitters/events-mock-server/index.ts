@@ -88,12 +88,17 @@ function problemsFile(ir: IR): EmittedFile {
       params: p.params,
     };
     const fields = p.params.map((n) => `${n}: string | number`).join('; ');
-    paramTypes.push(`  ${p.key}: {${fields ? ` ${fields} ` : ''}};`);
+    paramTypes.push(`  ${p.key}: ${fields ? `{ ${fields} }` : 'Record<string, never>'};`);
   }
   const statements: (string | StatementStructures)[] = [
     constant(
       'REQUEST_OUTCOMES',
-      Object.fromEntries([...outcomes].map(([k, v]) => [k, { order: v.order, status: v.status, code: v.code, message: v.message }])),
+      Object.fromEntries(
+        [...outcomes].map(([k, v]) => [
+          k,
+          { order: v.order, status: v.status, code: v.code, message: v.message },
+        ]),
+      ),
       'Request-level outcomes of C2 keyed by name; `order` is the row order in which they are checked.',
     ),
     constant(
@@ -110,7 +115,10 @@ function problemsFile(ir: IR): EmittedFile {
     },
     `/** Template parameters of each request problem, so a missing or misspelt parameter fails to compile. */\nexport interface RequestProblemParams {\n${paramTypes.join('\n')}\n}`,
   ];
-  return { path: `${DIR}/request-problems.gen.ts`, content: tsFile(`${DIR}/request-problems.gen.ts`, statements) };
+  return {
+    path: `${DIR}/request-problems.gen.ts`,
+    content: tsFile(`${DIR}/request-problems.gen.ts`, statements),
+  };
 }
 
 export const eventsMockServerEmitter: Emitter = {

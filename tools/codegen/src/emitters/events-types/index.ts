@@ -1,5 +1,5 @@
 import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
-import type { Emitter, EmittedFile } from '../../emit/emitter.js';
+import type { EmittedFile, Emitter } from '../../emit/emitter.js';
 import { constantName, doc, literal } from '../../emit/literal.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
@@ -20,7 +20,10 @@ function constant(name: string, value: unknown, description: string, asConst = t
 function enumsFile(ir: IR): EmittedFile {
   const statements = ir.enums.flatMap((e) => {
     const c = constantName(e.name);
-    return [constant(c, e.values, `Every value of {@link ${e.name}}, in spec order.`), enumAlias(e.name, c, e.description)];
+    return [
+      constant(c, e.values, `Every value of {@link ${e.name}}, in spec order.`),
+      enumAlias(e.name, c, e.description),
+    ];
   });
   return { path: `${DIR}/enums.gen.ts`, content: tsFile(`${DIR}/enums.gen.ts`, statements) };
 }
@@ -43,8 +46,16 @@ function schemasFile(ir: IR): EmittedFile {
 function eventNamesFile(ir: IR): EmittedFile {
   const en = ir.eventNames;
   const statements = [
-    constant('STANDARD_EVENT_NAME_TABLE', en.standard, 'The standard event-name table of seed 2.2: API name, tag name, purpose, usable for.'),
-    constant('EVENT_NAME_GROUPS', en.groups, 'Named groups of standard event names, used by recommended-field rules.'),
+    constant(
+      'STANDARD_EVENT_NAME_TABLE',
+      en.standard,
+      'The standard event-name table of seed 2.2: API name, tag name, purpose, usable for.',
+    ),
+    constant(
+      'EVENT_NAME_GROUPS',
+      en.groups,
+      'Named groups of standard event names, used by recommended-field rules.',
+    ),
     constant(
       'CUSTOM_EVENT_NAME_RULE',
       {
@@ -66,37 +77,85 @@ function eventNamesFile(ir: IR): EmittedFile {
 }
 
 function limitsFile(ir: IR): EmittedFile {
-  const limits = Object.fromEntries(ir.limits.map((l) => [l.key, { value: l.value, unit: l.unit, description: l.description, source: l.source }]));
+  const limits = Object.fromEntries(
+    ir.limits.map((l) => [
+      l.key,
+      { value: l.value, unit: l.unit, description: l.description, source: l.source },
+    ]),
+  );
   const statements: (string | StatementStructures)[] = [
     constant('LIMITS', limits, 'Every limit of the service (seed 8, C1-C10), from spec/data/limits.yaml.'),
-    { kind: StructureKind.TypeAlias, name: 'LimitKey', isExported: true, type: 'keyof typeof LIMITS', docs: ['Name of a limit.'] },
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'LimitKey',
+      isExported: true,
+      type: 'keyof typeof LIMITS',
+      docs: ['Name of a limit.'],
+    },
   ];
   return { path: `${DIR}/limits.gen.ts`, content: tsFile(`${DIR}/limits.gen.ts`, statements) };
 }
 
 function rateLimitsFile(ir: IR): EmittedFile {
-  const statements = [constant('RATE_LIMITS', ir.rateLimits, 'The rate-limit tables of seed 8 in full, and the headers of C9.')];
+  const statements = [
+    constant('RATE_LIMITS', ir.rateLimits, 'The rate-limit tables of seed 8 in full, and the headers of C9.'),
+  ];
   return { path: `${DIR}/rate-limits.gen.ts`, content: tsFile(`${DIR}/rate-limits.gen.ts`, statements) };
 }
 
 function problemsFile(ir: IR): EmittedFile {
   const problems = Object.fromEntries(
-    ir.messages.map((m) => [m.code, { severity: m.severity, kind: m.kind, template: m.template, params: m.params, description: m.description }]),
+    ir.messages.map((m) => [
+      m.code,
+      {
+        severity: m.severity,
+        kind: m.kind,
+        template: m.template,
+        params: m.params,
+        description: m.description,
+      },
+    ]),
   );
-  const reqProblems = Object.fromEntries(ir.requestProblems.map((p) => [p.key, { error: p.error, template: p.template, params: p.params }]));
+  const reqProblems = Object.fromEntries(
+    ir.requestProblems.map((p) => [p.key, { error: p.error, template: p.template, params: p.params }]),
+  );
   const statements: (string | StatementStructures)[] = [
-    constant('PROBLEM_CODES', problems, 'Per-event problem codes (C3, C4): severity, rule kind, message template and its parameters.'),
-    { kind: StructureKind.TypeAlias, name: 'ProblemCode', isExported: true, type: 'keyof typeof PROBLEM_CODES', docs: ['A stable per-event problem code.'] },
-    constant('REQUEST_ERRORS', ir.requestErrors, 'Request-level outcomes of C2, in the order they are checked.'),
+    constant(
+      'PROBLEM_CODES',
+      problems,
+      'Per-event problem codes (C3, C4): severity, rule kind, message template and its parameters.',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'ProblemCode',
+      isExported: true,
+      type: 'keyof typeof PROBLEM_CODES',
+      docs: ['A stable per-event problem code.'],
+    },
+    constant(
+      'REQUEST_ERRORS',
+      ir.requestErrors,
+      'Request-level outcomes of C2, in the order they are checked.',
+    ),
     {
       kind: StructureKind.TypeAlias,
       name: 'RequestErrorKey',
       isExported: true,
-      type: '(typeof REQUEST_ERRORS)[number][\'key\']',
+      type: "(typeof REQUEST_ERRORS)[number]['key']",
       docs: ['Key of a request-level outcome.'],
     },
-    constant('REQUEST_PROBLEMS', reqProblems, 'Problems reported in the details of a request-level failure (C2).'),
-    { kind: StructureKind.TypeAlias, name: 'RequestProblemKey', isExported: true, type: 'keyof typeof REQUEST_PROBLEMS', docs: ['Key of a request-level problem.'] },
+    constant(
+      'REQUEST_PROBLEMS',
+      reqProblems,
+      'Problems reported in the details of a request-level failure (C2).',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'RequestProblemKey',
+      isExported: true,
+      type: 'keyof typeof REQUEST_PROBLEMS',
+      docs: ['Key of a request-level problem.'],
+    },
   ];
   return { path: `${DIR}/problems.gen.ts`, content: tsFile(`${DIR}/problems.gen.ts`, statements) };
 }
@@ -104,14 +163,42 @@ function problemsFile(ir: IR): EmittedFile {
 function codeListsFile(ir: IR): EmittedFile {
   const c = ir.codeLists;
   const statements: (string | StatementStructures)[] = [
-    constant('CURRENCY_CODES', c.currencies.map((x) => x.code), 'ISO-4217 currency codes accepted in custom_data.currency (C4).'),
-    { kind: StructureKind.TypeAlias, name: 'CurrencyCode', isExported: true, type: '(typeof CURRENCY_CODES)[number]', docs: ['An ISO-4217 currency code.'] },
+    constant(
+      'CURRENCY_CODES',
+      c.currencies.map((x) => x.code),
+      'ISO-4217 currency codes accepted in custom_data.currency (C4).',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'CurrencyCode',
+      isExported: true,
+      type: '(typeof CURRENCY_CODES)[number]',
+      docs: ['An ISO-4217 currency code.'],
+    },
     constant('CURRENCIES', c.currencies, 'ISO-4217 currency codes with names.'),
-    constant('LANGUAGE_CODES', c.languages.map((x) => x.code), 'ISO-639-1 language codes accepted in language (C4).'),
-    { kind: StructureKind.TypeAlias, name: 'LanguageCode', isExported: true, type: '(typeof LANGUAGE_CODES)[number]', docs: ['An ISO-639-1 language code.'] },
+    constant(
+      'LANGUAGE_CODES',
+      c.languages.map((x) => x.code),
+      'ISO-639-1 language codes accepted in language (C4).',
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'LanguageCode',
+      isExported: true,
+      type: '(typeof LANGUAGE_CODES)[number]',
+      docs: ['An ISO-639-1 language code.'],
+    },
     constant('LANGUAGES', c.languages, 'ISO-639-1 language codes with names.'),
-    constant('COUNTRIES', c.countries, 'ISO-3166 alpha-2 countries (lower case) with names and aliases, for normalization (C5).'),
-    constant('REGIONS', c.regions, 'US states and Canadian provinces with names and aliases, for normalization (C5).'),
+    constant(
+      'COUNTRIES',
+      c.countries,
+      'ISO-3166 alpha-2 countries (lower case) with names and aliases, for normalization (C5).',
+    ),
+    constant(
+      'REGIONS',
+      c.regions,
+      'US states and Canadian provinces with names and aliases, for normalization (C5).',
+    ),
   ];
   return { path: `${DIR}/code-lists.gen.ts`, content: tsFile(`${DIR}/code-lists.gen.ts`, statements) };
 }
@@ -131,7 +218,11 @@ function normalizationFile(ir: IR): EmittedFile {
 
 function operationsFile(ir: IR): EmittedFile {
   const statements = [
-    constant('OPERATIONS', ir.operations, 'Every endpoint of the spec: method, path, parameters, security, rate-limit category.'),
+    constant(
+      'OPERATIONS',
+      ir.operations,
+      'Every endpoint of the spec: method, path, parameters, security, rate-limit category.',
+    ),
     constant('SECURITY_SCHEMES', ir.securitySchemes, 'Authentication schemes (seed 5, C8).'),
   ];
   return { path: `${DIR}/operations.gen.ts`, content: tsFile(`${DIR}/operations.gen.ts`, statements) };

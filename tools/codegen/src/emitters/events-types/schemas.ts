@@ -1,15 +1,23 @@
-import { type InterfaceDeclarationStructure, type PropertySignatureStructure, StructureKind, type TypeAliasDeclarationStructure } from 'ts-morph';
-import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
+import {
+  type InterfaceDeclarationStructure,
+  type PropertySignatureStructure,
+  StructureKind,
+  type TypeAliasDeclarationStructure,
+} from 'ts-morph';
 import { doc } from '../../emit/literal.js';
+import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
 
 export const GENERIC = 'TCustomEventName';
 
 /** Schemas that carry an event-name rule, or reference one that does, get the custom-name type parameter. */
 export function genericSchemas(ir: IR): Set<string> {
   const generic = new Set(
-    ir.schemas.filter((s) => s.fields.some((f) => f.rules.some((r) => r.kind === 'event-name'))).map((s) => s.name),
+    ir.schemas
+      .filter((s) => s.fields.some((f) => f.rules.some((r) => r.kind === 'event-name')))
+      .map((s) => s.name),
   );
-  const refs = (t: TypeIR): string[] => (t.kind === 'ref' ? [t.name] : t.kind === 'array' ? refs(t.items) : []);
+  const refs = (t: TypeIR): string[] =>
+    t.kind === 'ref' ? [t.name] : t.kind === 'array' ? refs(t.items) : [];
   let grew = true;
   while (grew) {
     grew = false;
@@ -87,13 +95,15 @@ export function ruleSummary(r: RuleIR): string | undefined {
 
 function fieldDocs(f: FieldIR): string[] {
   const lines = [doc(f.description)];
-  const rules = [...f.rules.map(ruleSummary), ...f.itemRules.map((r) => ruleSummary(r)?.replace(/^/, 'Each item: '))].filter(
-    (x): x is string => Boolean(x),
-  );
+  const rules = [
+    ...f.rules.map(ruleSummary),
+    ...f.itemRules.map((r) => ruleSummary(r)?.replace(/^/, 'Each item: ')),
+  ].filter((x): x is string => Boolean(x));
   if (rules.length) lines.push('', ...rules.map((r) => doc(r)));
   if (f.normalize) lines.push('', `Normalization before hashing (C5): \`${f.normalize}\`.`);
   if (f.recommended) {
-    const as = f.recommended.actionSources === 'all' ? 'all action sources' : f.recommended.actionSources.join(', ');
+    const as =
+      f.recommended.actionSources === 'all' ? 'all action sources' : f.recommended.actionSources.join(', ');
     const en = f.recommended.eventNames ? ` for ${f.recommended.eventNames.join(', ')}` : '';
     lines.push('', `Recommended (${as}${en}).`);
   }
@@ -106,7 +116,13 @@ function property(f: FieldIR, generic: Set<string>): PropertySignatureStructure 
   let type = tsType(f.type, generic);
   if (f.rules.some((r) => r.kind === 'event-name')) type = `StandardEventName | ${GENERIC}`;
   if (f.nullable) type = `${type} | null`;
-  return { kind: StructureKind.PropertySignature, name: f.name, type, hasQuestionToken: !f.required, docs: fieldDocs(f) };
+  return {
+    kind: StructureKind.PropertySignature,
+    name: f.name,
+    type,
+    hasQuestionToken: !f.required,
+    docs: fieldDocs(f),
+  };
 }
 
 export function schemaInterface(s: SchemaIR, generic: Set<string>): InterfaceDeclarationStructure {
@@ -120,7 +136,11 @@ export function schemaInterface(s: SchemaIR, generic: Set<string>): InterfaceDec
   };
 }
 
-export function enumAlias(name: string, constName: string, description: string): TypeAliasDeclarationStructure {
+export function enumAlias(
+  name: string,
+  constName: string,
+  description: string,
+): TypeAliasDeclarationStructure {
   return {
     kind: StructureKind.TypeAlias,
     name,
