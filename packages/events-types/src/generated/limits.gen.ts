@@ -17,7 +17,12 @@ export const LIMITS = {
       description: 'Most custom event types per ad account.',
       source: 'seed 8',
     },
-    dedup_window_seconds: { value: 172800, unit: 'seconds', description: 'Window in which (ad account', source: 'C6' },
+    dedup_window_seconds: {
+      value: 172800,
+      unit: 'seconds',
+      description: 'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
+      source: 'C6',
+    },
     event_id_max_length: { value: 256, unit: 'characters', description: 'Longest event_id.', source: 'C4' },
     event_time_max_age_seconds: {
       value: 604800,
@@ -53,13 +58,13 @@ export const LIMITS = {
     short_text_max_length: {
       value: 256,
       unit: 'characters',
-      description: 'Longest identifier-like string (IDs',
+      description: 'Longest identifier-like string (IDs, names, versions).',
       source: 'service',
     },
     text_max_length: {
       value: 1024,
       unit: 'characters',
-      description: 'Longest free-text string (names',
+      description: 'Longest free-text string (names, categories, search strings).',
       source: 'service',
     },
     url_max_length: { value: 8192, unit: 'characters', description: 'Longest event_source_url.', source: 'service' },

@@ -11,7 +11,7 @@ export const PROBLEM_CODES = {
     currency_defaulted: {
       severity: 'warning',
       kind: 'default-from-context',
-      template: '{when} was sent without {path}; the ad account currency {value} was used. Send {path} with {when}.',
+      template: '{when} was sent without {path}; the ad account currency[[ {value}]] was used. Send {path} with {when}.',
       params: ['path', 'value', 'when'],
       description: 'value without currency; the ad account\'s currency is used (C4, seed 2.5).',
     },
@@ -253,7 +253,7 @@ export const REQUEST_ERRORS = [
       key: 'rate_limited',
       status: 429,
       code: 8,
-      message: 'This request exceeded a rate limit. This can happen if the client exceeds one\nof the published rate limits within a short time window.',
+      message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
       when: 'A rate limit of C9 is spent; Retry-After is set.',
       fix: 'Wait Retry-After seconds; prefer a conversion token, which has no rate limit on events.',
     },
@@ -271,7 +271,7 @@ export const REQUEST_ERRORS = [
       code: 4196,
       message: 'The request conflicts with the current state.',
       when: 'A custom event type of that name exists, or the ad account holds 15 already (C10).',
-      fix: 'Use another name',
+      fix: 'Use another name, or delete a custom event type first.',
     },
     {
       key: 'not_found',

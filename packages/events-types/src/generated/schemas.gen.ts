@@ -265,7 +265,7 @@ export interface ConversionEvent<TCustomEventName extends string = never> {
    *
    * Bounds: at most 256 (limit `short_text_max_length`) characters.
    *
-   * @example 17.5
+   * @example "17.5"
    */
   os_version?: string | null;
   /**
@@ -363,6 +363,8 @@ export interface CustomData {
    * Bounds: at most 256 (limit `short_text_max_length`) characters.
    *
    * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
+   *
+   * @example "order-1234"
    */
   order_id?: string | null;
   /**
@@ -407,6 +409,8 @@ export interface CustomData {
    * Bounds: at most 1000 (limit `contents_max_items`) items.
    *
    * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
+   *
+   * @example [{"id":"sku-1","item_name":"Trail shoe","item_price":"30.00","quantity":1},{"id":"sku-2","item_name":"Wool socks","item_price":"6.00","quantity":2}]
    */
   contents?: ContentItem[];
 }
@@ -500,7 +504,7 @@ export interface DeviceInfo {
    */
   languages?: string[];
   /**
-   * Device locale
+   * Device locale, BCP-47.
    *
    * Bounds: at most 35 characters.
    */
@@ -790,6 +794,8 @@ export interface UserData {
    * Bounds: at most 1024 (limit `text_max_length`) characters.
    *
    * Recommended (web).
+   *
+   * @example "dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUmcD0yJm49cnNBQ3F2Q2dOVDBXWWhkWklrUGxBUSZ0PUFBQUFBR1BaY3Bv"
    */
   click_id?: string | null;
   /**

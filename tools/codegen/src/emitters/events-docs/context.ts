@@ -17,6 +17,8 @@ export interface DocsContext {
   /** The request field holding the events (`data`) and the event schema. */
   dataField: FieldIR;
   eventSchema: SchemaIR;
+  /** Every operation: the events endpoint first, then the rate-limited API, then operations (C12). */
+  operations: OperationIR[];
   /** The event and every object reachable from it, depth first, in field order. */
   sections: Section[];
   schema(name: string): SchemaIR;
@@ -61,9 +63,13 @@ export function buildContext(ir: IR): DocsContext {
   };
   walk(eventSchema, '');
 
+  const rank = (o: OperationIR) => (o === eventsOp ? 0 : o.rateLimitCategory ? 1 : 2);
+  const operations = [...ir.operations].sort((a, b) => rank(a) - rank(b));
+
   return {
     ir,
     eventsOp,
+    operations,
     requestSchema,
     dataField,
     eventSchema,

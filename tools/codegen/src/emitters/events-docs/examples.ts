@@ -71,7 +71,12 @@ function assemble(s: SchemaIR, prefix: string, ctx: DocsContext, gaps: string[])
     }
     const ref = objectRef(f.type);
     if (ref) {
-      const inner = assemble(ctx.schema(ref), `${prefix}${f.name}${f.type.kind === 'array' ? '[]' : ''}.`, ctx, gaps);
+      const inner = assemble(
+        ctx.schema(ref),
+        `${prefix}${f.name}${f.type.kind === 'array' ? '[]' : ''}.`,
+        ctx,
+        gaps,
+      );
       if (Object.keys(inner).length) out[f.name] = f.type.kind === 'array' ? [inner] : inner;
     } else if (f.required && f.type.kind === 'ref' && f.type.target === 'enum') {
       out[f.name] = ctx.enumValues(f.type.name)[0]!;
@@ -122,7 +127,8 @@ function missingRecommended(event: Obj, ctx: DocsContext): string[] {
 function warnings(event: Obj, ctx: DocsContext, extra: string[] = []): string | null {
   const list = [...extra];
   const missing = missingRecommended(event, ctx);
-  if (missing.length) list.push(fill(ctx.message('recommended_missing').template, { fields: missing.join(', ') }));
+  if (missing.length)
+    list.push(fill(ctx.message('recommended_missing').template, { fields: missing.join(', ') }));
   return list.length ? list.join('; ') : null;
 }
 
@@ -138,7 +144,10 @@ function nextId(id: string, n: number): string {
 /** The example of the events endpoint's path parameter, from components.parameters of the OpenAPI document. */
 function pathParamExample(ctx: DocsContext): string {
   const p = ctx.eventsOp.parameters.find((x) => x.in === 'path');
-  const params = (dig(ctx.ir, 'components', 'parameters') ?? {}) as Record<string, { name?: string; example?: unknown }>;
+  const params = (dig(ctx.ir, 'components', 'parameters') ?? {}) as Record<
+    string,
+    { name?: string; example?: unknown }
+  >;
   const hit = Object.values(params).find((x) => x.name === p?.name && x.example !== undefined);
   return hit ? String(hit.example) : '1';
 }
@@ -171,7 +180,11 @@ export function buildExamples(ctx: DocsContext): ExamplesFile {
   const second: Obj = { ...event, event_id: nextId(id, 1), event_name: badName };
   const em = ctx.sections.find((s) => s.via?.name === 'user_data');
   const rawEmail = workedExamples(ir, [{ name: 'em', normalize: 'email' }])[0]!.raw.trim();
-  const third: Obj = { ...event, event_id: nextId(id, 2), user_data: { ...(event.user_data as Obj), em: [rawEmail] } };
+  const third: Obj = {
+    ...event,
+    event_id: nextId(id, 2),
+    user_data: { ...(event.user_data as Obj), em: [rawEmail] },
+  };
   const examples = ir.eventNames.suggestedExamples.join(', ');
   const hashPath = `${em?.prefix ?? 'user_data.'}em[0]`;
   const partial: RequestExample = {
@@ -187,20 +200,28 @@ export function buildExamples(ctx: DocsContext): ExamplesFile {
         full.response.events[0]!,
         {
           status: 'failed',
-          error_message: fill(ctx.message('invalid_event_name').template, { name: badName, examples, suggestion: name }),
+          error_message: fill(ctx.message('invalid_event_name').template, {
+            name: badName,
+            examples,
+            suggestion: name,
+          }),
           warning_message: warnings(second, ctx),
         },
         {
           status: 'processed',
           error_message: null,
-          warning_message: warnings(third, ctx, [fill(ctx.message('hash_dropped').template, { path: hashPath })]),
+          warning_message: warnings(third, ctx, [
+            fill(ctx.message('hash_dropped').template, { path: hashPath }),
+          ]),
         },
       ],
     },
   };
 
   const hashed = ctx.sections.flatMap((s) =>
-    s.schema.fields.filter((f) => f.normalize).map((f) => ({ name: `${s.prefix}${f.name}`, normalize: f.normalize! })),
+    s.schema.fields
+      .filter((f) => f.normalize)
+      .map((f) => ({ name: `${s.prefix}${f.name}`, normalize: f.normalize! })),
   );
   return {
     context,

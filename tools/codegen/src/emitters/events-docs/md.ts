@@ -2,7 +2,18 @@
 
 /** Escapes a value for a table cell: pipes and line breaks would end the cell or the row. */
 export function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return esc(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/**
+ * Escapes `<` outside code spans (spec prose says `Bearer <token>`), keeping the two tags the pages write
+ * themselves: anchors (`<a id="...">`) and line breaks in table cells (`<br>`).
+ */
+export function esc(text: string): string {
+  return text
+    .split(/(`+[^`]*`+)/g)
+    .map((part, i) => (i % 2 ? part : part.replace(/<(?!\/?a[\s>]|br>)/g, '&lt;')))
+    .join('');
 }
 
 /** Inline code that survives backticks inside the value. */
@@ -35,7 +46,9 @@ export function list(items: string[]): string {
 
 /** Joins blocks with one blank line; empty blocks are left out. */
 export function blocks(...parts: (string | false | undefined)[]): string {
-  return `${parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n\n')}\n`;
+  const kept = parts.filter((p): p is string => typeof p === 'string' && p.length > 0);
+  // Prose is escaped here; a part holding a fence was built by blocks() already, or is a fence.
+  return `${kept.map((p) => (p.includes('```') ? p.replace(/\n$/, '') : esc(p))).join('\n\n')}\n`;
 }
 
 /** `a, b and c`. */

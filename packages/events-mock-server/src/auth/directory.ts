@@ -1,0 +1,113 @@
+import type { AccessTier } from '@org/events-types';
+import { digestKey, hashToken, sameDigest } from './token-hash.js';
+
+/** An advertiser ad account (C8). */
+export interface AdAccountRecord {
+  id: string;
+  name: string;
+  /** ISO-4217 code used when an event sends value without currency (C4, seed 2.5). */
+  currency: string;
+  /** User who owns the account; owners reach it with OAuth tokens (C8). */
+  ownerUserId: string | null;
+}
+
+/** An app; its access tier selects the rate limits of seed 8 (C8, C9). */
+export interface AppRecord {
+  id: string;
+  name: string;
+  tier: AccessTier;
+}
+
+/** A user and the ad accounts it has a role on (C8). */
+export interface UserRecord {
+  id: string;
+  name: string;
+  roles: { adAccountId: string; role: string }[];
+}
+
+/** `admin` is the operator's token of C12; the two others are the token kinds of seed 5. */
+export type StoredTokenKind = 'conversion' | 'oauth' | 'admin';
+
+/** A token as stored: a digest, never the token (C8). */
+export interface TokenRecord {
+  id: string;
+  kind: StoredTokenKind;
+  sha256: Buffer;
+  /** Conversion tokens: the one ad account they reach. */
+  adAccountId: string | null;
+  /** OAuth tokens: the user and app they were issued to, and their scopes. */
+  userId: string | null;
+  appId: string | null;
+  scopes: string[];
+  revoked: boolean;
+}
+
+/** Everything the config seeds into the store (C8). */
+export interface DirectoryData {
+  accounts: AdAccountRecord[];
+  apps: AppRecord[];
+  users: UserRecord[];
+  tokens: TokenRecord[];
+}
+
+/** Who is calling, once the bearer token is known. */
+export type Principal =
+  | { kind: 'conversion'; tokenId: string; adAccountId: string }
+  | { kind: 'oauth'; tokenId: string; userId: string; app: AppRecord; scopes: ReadonlySet<string> }
+  | { kind: 'admin'; tokenId: string };
+
+export type AuthFailure = 'auth_missing' | 'auth_malformed' | 'token_unknown';
+
+/**
+ * The in-memory view of accounts, apps, users and tokens, built from the store at start. The config is the
+ * only writer of these tables, so a snapshot read once is exact; it keeps the hot path free of queries.
+ */
+export class Directory {
+  readonly accounts: ReadonlyMap<string, AdAccountRecord>;
+  readonly apps: ReadonlyMap<string, AppRecord>;
+  readonly #tokens = new Map<string, TokenRecord[]>();
+  /** user id -> ad account ids it owns or has a role on. */
+  readonly #reach = new Map<string, Set<string>>();
+
+  constructor(data: DirectoryData) {
+    this.accounts = new Map(data.accounts.map((a) => [a.id, a]));
+    this.apps = new Map(data.apps.map((a) => [a.id, a]));
+    for (const t of data.tokens) {
+      const k = digestKey(t.sha256);
+      const list = this.#tokens.get(k);
+      if (list) list.push(t);
+      else this.#tokens.set(k, [t]);
+    }
+    const reach = (user: string, account: string) => {
+      let s = this.#reach.get(user);
+      if (!s) this.#reach.set(user, (s = new Set()));
+      s.add(account);
+    };
+    for (const a of data.accounts) if (a.ownerUserId) reach(a.ownerUserId, a.id);
+    for (const u of data.users) for (const r of u.roles) reach(u.id, r.adAccountId);
+  }
+
+  /**
+   * Resolves an Authorization header to a principal (C8). Never logs or keeps the token; the digest is
+   * compared in constant time.
+   */
+  authenticate(header: string | undefined): Principal | AuthFailure {
+    if (header === undefined || header === '') return 'auth_missing';
+    const m = /^Bearer +([^\s]+) *$/i.exec(header);
+    if (!m) return 'auth_malformed';
+    const digest = hashToken(m[1] as string);
+    const candidates = this.#tokens.get(digestKey(digest));
+    const t = candidates?.find((c) => sameDigest(c.sha256, digest));
+    if (!t || t.revoked) return 'token_unknown';
+    if (t.kind === 'admin') return { kind: 'admin', tokenId: t.id };
+    if (t.kind === 'conversion') return { kind: 'conversion', tokenId: t.id, adAccountId: t.adAccountId as string };
+    const app = this.apps.get(t.appId as string);
+    if (!app) return 'token_unknown';
+    return { kind: 'oauth', tokenId: t.id, userId: t.userId as string, app, scopes: new Set(t.scopes) };
+  }
+
+  /** Whether a user owns or has a role on an ad account (C8). */
+  userReaches(userId: string, adAccountId: string): boolean {
+    return this.#reach.get(userId)?.has(adAccountId) ?? false;
+  }
+}

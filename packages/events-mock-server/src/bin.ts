@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+import { createHash } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/config-error.js';
+import type { DemoCredentials } from './config/demo.js';
+import { loadConfigFile } from './config/load.js';
+import { type RunningServer, startServer } from './server.js';
+
+const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--db PATH|:memory:] [--log-level L]
+
+  --port N        port to listen on (0 picks a free one; default: config server.port, else 8080)
+  --host H        interface to listen on (default: config server.host, else 127.0.0.1)
+  --config FILE   YAML config (accounts, apps, users, tokens; see README). Without it, a demo config
+                  with fresh tokens, printed below.
+  --db PATH       SQLite file (default: config storage.path, else ./events.db in the current folder),
+                  or :memory: to keep nothing
+  --log-level L   fatal|error|warn|info|debug|trace|silent (default: config log_level, else info)
+`;
+
+/**
+ * A ready-to-paste request with one valid event that draws no warning (every recommended field is there);
+ * event_time is the start time, so it passes the 7-day window (C4) for a week.
+ */
+/** How long in-flight requests get to finish after SIGTERM/SIGINT. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function curlLine(url: string, demo: DemoCredentials): string {
+  const now = Math.floor(Date.now() / 1000);
+  const body = {
+    data: [
+      {
+        event_name: 'checkout',
+        action_source: 'web',
+        event_time: now,
+        event_id: `demo-order-${now}`,
+        event_source_url: 'https://shop.example.com/checkout',
+        partner_name: 'direct',
+        user_data: {
+          em: [sha256('jane.doe@example.com')],
+          external_id: [sha256('customer-1001')],
+          click_id: 'dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUm',
+          client_ip_address: '203.0.113.7',
+          client_user_agent:
+            'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+        },
+        custom_data: {
+          currency: 'USD',
+          value: '42.00',
+          order_id: `demo-order-${now}`,
+          num_items: 1,
+          content_ids: ['sku-1'],
+          contents: [{ id: 'sku-1', item_price: '42.00', quantity: 1 }],
+        },
+      },
+    ],
+  };
+  return (
+    `curl -sS -X POST '${url}/v5/ad_accounts/${demo.adAccountId}/events' ` +
+    `-H 'Authorization: Bearer ${demo.conversionToken}' -H 'Content-Type: application/json' ` +
+    `-d '${JSON.stringify(body)}'`
+  );
+}
+
+async function main(): Promise<number> {
+  let values: { port?: string; host?: string; config?: string; db?: string; 'log-level'?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        config: { type: 'string' },
+        db: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    process.stderr.write(`--port must be an integer from 0 to 65535; received ${values.port}\n`);
+    return 2;
+  }
+
+  let server: RunningServer;
+  try {
+    // The file is read here only for the defaults that differ from startServer's (port, db, log level).
+    const fileConfig = values.config ? loadConfigFile(values.config) : undefined;
+    server = await startServer({
+      port: port ?? fileConfig?.server.port ?? 8080,
+      host: values.host ?? fileConfig?.server.host ?? '127.0.0.1',
+      ...(values.config ? { config: values.config } : {}),
+      db: values.db ?? fileConfig?.storage.path ?? './events.db',
+      logLevel: values['log-level'] ?? fileConfig?.logLevel ?? 'info',
+    });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`cannot start: ${(e as Error).message}\n`);
+    return 1;
+  }
+
+  const out = [`events-mock-server listening on ${server.url} (store: ${server.store.description})`];
+  if (server.demo) {
+    const d = server.demo;
+    out.push(
+      '',
+      'Demo config (no --config); the tokens change at every start:',
+      `  ad account        ${d.adAccountId}`,
+      `  conversion token  ${d.conversionToken}`,
+      `  OAuth token       ${d.oauthToken}   (scopes ads:read ads:write, standard tier)`,
+      `  admin token       ${d.adminToken}`,
+      '',
+      'Send one valid event:',
+      `  ${curlLine(server.url, d)}`,
+      '',
+      `Docs: ${server.url}/docs/   Health: ${server.url}/healthz   Metrics: ${server.url}/metrics`,
+    );
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+
+  // Graceful shutdown: stop accepting, finish in-flight batches, close the store. A second signal forces.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    server.app.log.info({ signal }, 'shutting down');
+    // Safety net: a client that never finishes its request must not keep the process alive forever.
+    // Every commit is durable when it returns, so exiting late loses nothing acknowledged.
+    setTimeout(() => {
+      process.stderr.write(`shutdown took over ${SHUTDOWN_GRACE_MS} ms: exiting\n`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    server.close().then(
+      () => process.exit(0),
+      (e) => {
+        process.stderr.write(`shutdown failed: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return -1;
+}
+
+const code = await main();
+if (code >= 0) process.exit(code);

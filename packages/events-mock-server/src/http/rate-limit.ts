@@ -1,0 +1,50 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/directory.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
+import { limitsFor } from '../ratelimit/policy.js';
+import { requestError } from './request-error.js';
+
+/**
+ * Row 429 of C2: counts the request against every limit that applies (C9) and sets the headers of the
+ * tightest one on the reply, whatever the outcome; refused requests get Retry-After.
+ */
+export function enforceRateLimit(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  category: string | null,
+  principal: Principal,
+  adAccountId: string,
+  isTest: boolean,
+): void {
+  const verdict = limiter.decide(limitsFor(category, principal, adAccountId, isTest), true);
+  if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
+  if (!verdict.admitted) {
+    const { limit } = verdict.tightest;
+    throw requestError(
+      'limit_spent',
+      `ratelimit.${limit.name}`,
+      { name: limit.name, limit: limit.limit, window: limit.window, retryAfter: verdict.retryAfter },
+      { [RETRY_AFTER]: String(verdict.retryAfter) },
+    );
+  }
+}
+
+/**
+ * Responses answered before the rate-limit row (413, 415, 404, 403) still carry the headers of C9 when the
+ * caller is known: the current state, read without counting the request. An unknown caller (401) and a
+ * conversion token outside test mode have no limit, so no headers (seed 8 rule 2).
+ */
+export function peekRateLimitHeaders(
+  limiter: RateLimiter,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  category: string | null,
+  isTest: boolean,
+): void {
+  const auth = req.auth;
+  if (!auth || typeof auth === 'string' || reply.hasHeader('x-ratelimit-limit')) return;
+  const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
+  const verdict = limiter.decide(limitsFor(category, auth, adAccountId, isTest), false);
+  if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
+}

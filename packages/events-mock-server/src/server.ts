@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Directory } from './auth/directory.js';
+import { type Clock, systemClock } from './clock.js';
+import { type DemoCredentials, demoConfig } from './config/demo.js';
+import { configFromObject, loadConfigFile } from './config/load.js';
+import type { ServerConfig } from './config/validate.js';
+import type { ServerContext } from './context.js';
+import type { DocsSource } from './docs/register-docs.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { createMetrics } from './ops/metrics.js';
+import { RateLimiter } from './ratelimit/limiter.js';
+import { SqliteStore, type SynchronousLevel } from './store/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+export interface StartServerOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /**
+   * A YAML config file path, or the same structure as an object. Without it, the demo config: one ad
+   * account, a conversion token, an OAuth token with ads:write and an admin token (returned in `demo`).
+   */
+  config?: string | Record<string, unknown>;
+  /** SQLite file, or `:memory:` (the default here; the bin defaults to ./events.db). Ignored with `store`. */
+  db?: string;
+  /** PRAGMA synchronous of the SQLite store; FULL by default (see README, Durability). */
+  synchronous?: SynchronousLevel;
+  /** Another store implementation (a server database, or a failing one in tests). */
+  store?: Store;
+  /** The clock of rate limits, event_time checks and dedup; tests pass a ManualClock. */
+  clock?: Clock;
+  /** pino level; `silent` by default here (the bin uses info). Ignored with `logger`. */
+  logLevel?: string;
+  logger?: Logger;
+  /** Docs to serve at /docs and /openapi.yaml; by default loaded from @org/events-docs; false for none. */
+  docs?: DocsSource | false;
+}
+
+export interface RunningServer {
+  /** Base URL, such as http://127.0.0.1:39201. */
+  url: string;
+  port: number;
+  /** The demo tokens when no config was given, else null. */
+  demo: DemoCredentials | null;
+  store: Store;
+  clock: Clock;
+  app: FastifyInstance;
+  /** Stops accepting requests, finishes the ones in flight, then closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+function resolveConfig(config: StartServerOptions['config']): { config: ServerConfig; demo: DemoCredentials | null } {
+  if (config === undefined) {
+    const d = demoConfig();
+    return { config: configFromObject(d.raw, 'demo config'), demo: d.credentials };
+  }
+  return { config: typeof config === 'string' ? loadConfigFile(config) : configFromObject(config), demo: null };
+}
+
+/**
+ * Starts the service in this process (issue point 5): for integrators' own tests, and used by the bin.
+ * The config seeds accounts, apps, users and tokens into the store (C8) before the port opens.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const { config, demo } = resolveConfig(options.config);
+  const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel ?? 'silent');
+  const clock = options.clock ?? systemClock;
+  const store =
+    options.store ??
+    new SqliteStore({
+      path: options.db ?? config.storage.path ?? ':memory:',
+      synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
+    });
+  let app: FastifyInstance | undefined;
+  try {
+    await store.replaceDirectory(config.directory);
+    const ctx: ServerContext = {
+      store,
+      directory: new Directory(await store.loadDirectory()),
+      limiter: new RateLimiter(clock),
+      clock,
+      metrics: createMetrics(),
+      closing: false,
+    };
+    app = await buildApp(ctx, { logger, ...(options.docs !== undefined ? { docs: options.docs } : {}) });
+    const host = options.host ?? config.server.host ?? '127.0.0.1';
+    await app.listen({ port: options.port ?? config.server.port ?? 0, host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    const running = app;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${urlHost}:${port}`,
+      port,
+      demo,
+      store,
+      clock,
+      app: running,
+      close() {
+        closing ??= (async () => {
+          ctx.closing = true;
+          // fastify.close stops accepting, answers new requests on kept-alive sockets with 503 and waits
+          // for the requests in flight: a batch being stored finishes and gets its 200.
+          await running.close();
+          await store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await app?.close().catch(() => {});
+    await store.close().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,93 @@
+/** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
+export const SCHEMA_VERSION = 1;
+
+/**
+ * Tables of the embedded store (C8, C10, C11, C6). Times are milliseconds since the epoch except event_time
+ * (Unix seconds, as sent) and created_at of custom event types (Unix seconds, as answered).
+ */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS ad_accounts (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  owner_user_id TEXT
+);
+CREATE TABLE IF NOT EXISTS apps (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  tier TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS user_roles (
+  user_id TEXT NOT NULL,
+  ad_account_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  PRIMARY KEY (user_id, ad_account_id)
+);
+-- C8: a digest only, never the token.
+CREATE TABLE IF NOT EXISTS tokens (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  sha256 BLOB NOT NULL UNIQUE,
+  ad_account_id TEXT,
+  user_id TEXT,
+  app_id TEXT,
+  scopes TEXT NOT NULL,
+  revoked INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS custom_event_types (
+  ad_account_id TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  mapped_event_name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (ad_account_id, name_key)
+);
+-- C11: processed, non-test events as accepted.
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY,
+  ad_account_id TEXT NOT NULL,
+  event_name TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  event_time INTEGER NOT NULL,
+  received_at INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  usage TEXT NOT NULL,
+  dedup_status TEXT NOT NULL,
+  duplicates INTEGER NOT NULL,
+  event TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_account ON events (ad_account_id, seq);
+CREATE INDEX IF NOT EXISTS events_by_event_id ON events (event_id);
+-- C6: the latest sighting of each key; the primary key makes "stored once" a database guarantee.
+CREATE TABLE IF NOT EXISTS dedup (
+  ad_account_id TEXT NOT NULL,
+  event_name TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  source TEXT NOT NULL,
+  seen_at INTEGER NOT NULL,
+  event_time INTEGER NOT NULL,
+  event_seq INTEGER,
+  PRIMARY KEY (ad_account_id, event_name, event_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS dedup_by_seen_at ON dedup (seen_at);
+CREATE TABLE IF NOT EXISTS event_counts (
+  ad_account_id TEXT NOT NULL,
+  event_name TEXT NOT NULL,
+  usage TEXT NOT NULL,
+  processed INTEGER NOT NULL,
+  duplicates INTEGER NOT NULL,
+  PRIMARY KEY (ad_account_id, event_name)
+) WITHOUT ROWID;
+-- C11: failed events are counted, never stored.
+CREATE TABLE IF NOT EXISTS failure_counts (
+  ad_account_id TEXT NOT NULL,
+  event_name TEXT NOT NULL,
+  code TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (ad_account_id, event_name, code)
+) WITHOUT ROWID;
+`;

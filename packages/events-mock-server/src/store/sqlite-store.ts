@@ -1,0 +1,385 @@
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
+import type { AccessTier } from '@org/events-types';
+import type { DirectoryData, StoredTokenKind } from '../auth/directory.js';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
+import {
+  type AccountReportData,
+  BadCursorError,
+  type BatchResult,
+  type BatchWrite,
+  type CustomEventTypeRow,
+  type DedupKey,
+  type Earlier,
+  type EventFilter,
+  type Store,
+  type StoredEventRow,
+  type TagEventWrite,
+  dedupKey,
+} from './store.js';
+
+export type SynchronousLevel = 'FULL' | 'EXTRA' | 'NORMAL';
+
+export interface SqliteStoreOptions {
+  /** A file path, or `:memory:` (tests). */
+  path: string;
+  /**
+   * PRAGMA synchronous. FULL (default): in WAL mode every commit fsyncs the WAL before it returns, so a
+   * batch answered 200 survives a process kill AND an OS crash or power loss (C11: "a 200 is sent only
+   * after the batch is durable"). NORMAL survives a process kill but may lose the last commits on power
+   * loss: it is there for benchmarks and throwaway CI runs, and named as such in the README.
+   */
+  synchronous?: SynchronousLevel;
+}
+
+interface DedupRow {
+  source: 'api' | 'tag';
+  seen_at: number;
+  event_time: number;
+  event_seq: number | null;
+}
+
+interface EventRow {
+  seq: number;
+  ad_account_id: string;
+  event_name: string;
+  event_id: string;
+  event_time: number;
+  received_at: number;
+  request_id: string;
+  usage: string;
+  dedup_status: 'unique' | 'deduplicated';
+  duplicates: number;
+  event: string;
+}
+
+/** How often stale dedup keys (older than the window) are deleted, in batches. */
+const PRUNE_EVERY = 1000;
+
+/**
+ * The embedded store of C11: SQLite through better-sqlite3, WAL journal, one transaction per batch.
+ * better-sqlite3 is synchronous, so a batch's dedup check and insert run with nothing else interleaved in
+ * this process; BEGIN IMMEDIATE also serializes writers of other processes on the same file.
+ */
+export class SqliteStore implements Store {
+  readonly description: string;
+  readonly #db: Db;
+  readonly #s: ReturnType<typeof prepare>;
+  readonly #commit: Transaction<(b: BatchWrite) => BatchResult>;
+  #batches = 0;
+
+  constructor(options: SqliteStoreOptions) {
+    const memory = options.path === ':memory:';
+    this.description = memory ? 'sqlite:memory' : `sqlite:${options.path}`;
+    this.#db = new Database(options.path);
+    try {
+      const version = this.#db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION)
+        throw new Error(`${options.path} has schema version ${version}; this server knows ${SCHEMA_VERSION}`);
+      if (!memory) this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      // Another process holding the write lock: wait rather than fail the batch at once.
+      this.#db.pragma('busy_timeout = 5000');
+      this.#db.exec(SCHEMA_SQL);
+      this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      this.#s = prepare(this.#db);
+      this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));
+    } catch (e) {
+      this.#db.close();
+      throw e;
+    }
+  }
+
+  /** The raw handle, for tests that need to break storage on purpose. */
+  get database(): Db {
+    return this.#db;
+  }
+
+  async ping(): Promise<void> {
+    this.#s.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  async replaceDirectory(data: DirectoryData): Promise<void> {
+    const s = this.#s;
+    this.#db.transaction(() => {
+      for (const t of ['ad_accounts', 'apps', 'users', 'user_roles', 'tokens']) this.#db.prepare(`DELETE FROM ${t}`).run();
+      for (const a of data.accounts) s.insAccount.run(a.id, a.name, a.currency, a.ownerUserId);
+      for (const a of data.apps) s.insApp.run(a.id, a.name, a.tier);
+      for (const u of data.users) {
+        s.insUser.run(u.id, u.name);
+        for (const r of u.roles) s.insRole.run(u.id, r.adAccountId, r.role);
+      }
+      for (const t of data.tokens)
+        s.insToken.run(t.id, t.kind, t.sha256, t.adAccountId, t.userId, t.appId, JSON.stringify(t.scopes), t.revoked ? 1 : 0);
+    }).immediate();
+  }
+
+  async loadDirectory(): Promise<DirectoryData> {
+    const roles = this.#db.prepare('SELECT user_id, ad_account_id, role FROM user_roles').all() as {
+      user_id: string;
+      ad_account_id: string;
+      role: string;
+    }[];
+    return {
+      accounts: (
+        this.#db.prepare('SELECT id, name, currency, owner_user_id FROM ad_accounts').all() as {
+          id: string;
+          name: string;
+          currency: string;
+          owner_user_id: string | null;
+        }[]
+      ).map((a) => ({ id: a.id, name: a.name, currency: a.currency, ownerUserId: a.owner_user_id })),
+      apps: (this.#db.prepare('SELECT id, name, tier FROM apps').all() as { id: string; name: string; tier: AccessTier }[]).map(
+        (a) => ({ ...a }),
+      ),
+      users: (this.#db.prepare('SELECT id, name FROM users').all() as { id: string; name: string }[]).map((u) => ({
+        ...u,
+        roles: roles.filter((r) => r.user_id === u.id).map((r) => ({ adAccountId: r.ad_account_id, role: r.role })),
+      })),
+      tokens: (
+        this.#db.prepare('SELECT * FROM tokens').all() as {
+          id: string;
+          kind: StoredTokenKind;
+          sha256: Buffer;
+          ad_account_id: string | null;
+          user_id: string | null;
+          app_id: string | null;
+          scopes: string;
+          revoked: number;
+        }[]
+      ).map((t) => ({
+        id: t.id,
+        kind: t.kind,
+        sha256: t.sha256,
+        adAccountId: t.ad_account_id,
+        userId: t.user_id,
+        appId: t.app_id,
+        scopes: JSON.parse(t.scopes) as string[],
+        revoked: t.revoked === 1,
+      })),
+    };
+  }
+
+  async listCustomEventTypes(adAccountId: string): Promise<CustomEventTypeRow[]> {
+    return (this.#s.listCustom.all(adAccountId) as { name: string; mapped_event_name: string; created_at: number }[]).map(
+      (r) => ({ name: r.name, mappedEventName: r.mapped_event_name, createdAt: r.created_at }),
+    );
+  }
+
+  async createCustomEventType(
+    adAccountId: string,
+    row: CustomEventTypeRow,
+    maxPerAccount: number,
+  ): Promise<{ ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }> {
+    const s = this.#s;
+    return this.#db
+      .transaction(() => {
+        const existing = s.getCustom.get(adAccountId, row.name.toLowerCase()) as { name: string } | undefined;
+        if (existing) return { ok: false as const, reason: 'exists' as const, existing: existing.name };
+        const { n } = s.countCustom.get(adAccountId) as { n: number };
+        if (n >= maxPerAccount) return { ok: false as const, reason: 'cap' as const };
+        s.insCustom.run(adAccountId, row.name.toLowerCase(), row.name, row.mappedEventName, row.createdAt);
+        return { ok: true as const, row };
+      })
+      .immediate();
+  }
+
+  async deleteCustomEventType(adAccountId: string, name: string): Promise<boolean> {
+    return this.#s.delCustom.run(adAccountId, name.toLowerCase()).changes > 0;
+  }
+
+  async findEarlier(adAccountId: string, keys: readonly DedupKey[], since: number): Promise<Map<string, Earlier>> {
+    const out = new Map<string, Earlier>();
+    for (const k of keys) {
+      const r = this.#s.getDedup.get(adAccountId, k.eventName, k.eventId) as DedupRow | undefined;
+      if (r && r.seen_at >= since)
+        out.set(dedupKey(k.eventName, k.eventId), { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
+    }
+    return out;
+  }
+
+  async commitBatch(b: BatchWrite): Promise<BatchResult> {
+    const result = this.#commit.immediate(b);
+    if (++this.#batches % PRUNE_EVERY === 0) this.#prune(b.dedupSince);
+    return result;
+  }
+
+  /** The batch transaction (C6, C11): one function, run with BEGIN IMMEDIATE. */
+  #commitBatch(b: BatchWrite): BatchResult {
+    const s = this.#s;
+    const duplicates = new Map<number, Earlier>();
+    const counts = new Map<string, { usage: string; processed: number; duplicates: number }>();
+    const count = (name: string, usage: string) => {
+      let c = counts.get(name);
+      if (!c) counts.set(name, (c = { usage, processed: 0, duplicates: 0 }));
+      return c;
+    };
+    for (const e of b.events) {
+      const usage = e.usage.join(',');
+      const earlier = s.getDedup.get(b.adAccountId, e.eventName, e.eventId) as DedupRow | undefined;
+      if (earlier && earlier.seen_at >= b.dedupSince) {
+        // C6: processed, stored once; the stored row records that a duplicate was folded into it.
+        duplicates.set(e.index, { source: earlier.source, seenAt: earlier.seen_at, eventTime: earlier.event_time });
+        if (earlier.event_seq !== null) s.markDuplicate.run(earlier.event_seq);
+        count(e.eventName, usage).duplicates++;
+        continue;
+      }
+      const seq = s.insEvent.run(
+        b.adAccountId,
+        e.eventName,
+        e.eventId,
+        e.eventTime,
+        b.receivedAt,
+        b.requestId,
+        usage,
+        e.json,
+      ).lastInsertRowid;
+      s.upsertDedup.run(b.adAccountId, e.eventName, e.eventId, 'api', b.receivedAt, e.eventTime, seq);
+      count(e.eventName, usage).processed++;
+    }
+    for (const [name, c] of counts) s.upsertCount.run(b.adAccountId, name, c.usage, c.processed, c.duplicates);
+    for (const f of b.failures) for (const code of f.codes) s.upsertFailure.run(b.adAccountId, f.eventName, code);
+    return { duplicates };
+  }
+
+  async recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number> {
+    const s = this.#s;
+    return this.#db
+      .transaction(() => {
+        let n = 0;
+        for (const e of events) {
+          const seenAt = e.eventTime * 1000;
+          const earlier = s.getDedup.get(e.adAccountId, e.eventName, e.eventId) as DedupRow | undefined;
+          // The first sighting within the window wins; a tag event seen later changes nothing.
+          if (earlier && earlier.seen_at >= dedupSince && earlier.seen_at <= seenAt) continue;
+          s.upsertDedup.run(e.adAccountId, e.eventName, e.eventId, 'tag', seenAt, e.eventTime, null);
+          n++;
+        }
+        return n;
+      })
+      .immediate();
+  }
+
+  async listEvents(f: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }> {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (f.adAccountId !== undefined) where.push('ad_account_id = ?'), args.push(f.adAccountId);
+    if (f.eventName !== undefined) where.push('event_name = ?'), args.push(f.eventName);
+    if (f.eventId !== undefined) where.push('event_id = ?'), args.push(f.eventId);
+    if (f.since !== undefined) where.push('received_at >= ?'), args.push(f.since);
+    if (f.until !== undefined) where.push('received_at < ?'), args.push(f.until);
+    if (f.cursor !== undefined) where.push('seq < ?'), args.push(decodeCursor(f.cursor));
+    const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    const rows = this.#db.prepare(sql).all(...args, f.limit + 1) as EventRow[];
+    const page = rows.slice(0, f.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => ({
+        adAccountId: r.ad_account_id,
+        eventName: r.event_name,
+        eventId: r.event_id,
+        eventTime: r.event_time,
+        receivedAt: r.received_at,
+        requestId: r.request_id,
+        usage: r.usage ? r.usage.split(',') : [],
+        dedupStatus: r.dedup_status,
+        duplicates: r.duplicates,
+        event: JSON.parse(r.event) as unknown,
+      })),
+      nextCursor: rows.length > f.limit && last ? encodeCursor(last.seq) : null,
+    };
+  }
+
+  async report(adAccountId: string): Promise<AccountReportData> {
+    const stored = this.#db
+      .prepare('SELECT event_name, usage, processed, duplicates FROM event_counts WHERE ad_account_id = ? ORDER BY event_name')
+      .all(adAccountId) as { event_name: string; usage: string; processed: number; duplicates: number }[];
+    const failed = this.#db
+      .prepare('SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = ? ORDER BY event_name, code')
+      .all(adAccountId) as { event_name: string; code: string; count: number }[];
+    return {
+      stored: stored.map((r) => ({
+        eventName: r.event_name,
+        usage: r.usage ? r.usage.split(',') : [],
+        processed: r.processed,
+        duplicates: r.duplicates,
+      })),
+      failed: failed.map((r) => ({ eventName: r.event_name, code: r.code, count: r.count })),
+    };
+  }
+
+  async reset(): Promise<void> {
+    this.#db
+      .transaction(() => {
+        for (const t of ['events', 'dedup', 'event_counts', 'failure_counts']) this.#db.prepare(`DELETE FROM ${t}`).run();
+      })
+      .immediate();
+  }
+
+  /** Deletes dedup keys that can no longer match (older than the window), keeping the index small. */
+  #prune(since: number): void {
+    try {
+      this.#s.pruneDedup.run(since);
+    } catch {
+      // Best effort: a busy database is pruned next time.
+    }
+  }
+}
+
+function prepare(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    ping: p('SELECT 1'),
+    insAccount: p('INSERT INTO ad_accounts (id, name, currency, owner_user_id) VALUES (?, ?, ?, ?)'),
+    insApp: p('INSERT INTO apps (id, name, tier) VALUES (?, ?, ?)'),
+    insUser: p('INSERT INTO users (id, name) VALUES (?, ?)'),
+    insRole: p('INSERT INTO user_roles (user_id, ad_account_id, role) VALUES (?, ?, ?)'),
+    insToken: p(
+      'INSERT INTO tokens (id, kind, sha256, ad_account_id, user_id, app_id, scopes, revoked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    listCustom: p(
+      'SELECT name, mapped_event_name, created_at FROM custom_event_types WHERE ad_account_id = ? ORDER BY created_at, name_key',
+    ),
+    getCustom: p('SELECT name FROM custom_event_types WHERE ad_account_id = ? AND name_key = ?'),
+    countCustom: p('SELECT count(*) AS n FROM custom_event_types WHERE ad_account_id = ?'),
+    insCustom: p(
+      'INSERT INTO custom_event_types (ad_account_id, name_key, name, mapped_event_name, created_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    delCustom: p('DELETE FROM custom_event_types WHERE ad_account_id = ? AND name_key = ?'),
+    getDedup: p('SELECT source, seen_at, event_time, event_seq FROM dedup WHERE ad_account_id = ? AND event_name = ? AND event_id = ?'),
+    upsertDedup: p(
+      `INSERT INTO dedup (ad_account_id, event_name, event_id, source, seen_at, event_time, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (ad_account_id, event_name, event_id) DO UPDATE SET
+         source = excluded.source, seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = excluded.event_seq`,
+    ),
+    pruneDedup: p('DELETE FROM dedup WHERE seen_at < ?'),
+    insEvent: p(
+      `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)`,
+    ),
+    markDuplicate: p("UPDATE events SET dedup_status = 'deduplicated', duplicates = duplicates + 1 WHERE seq = ?"),
+    upsertCount: p(
+      `INSERT INTO event_counts (ad_account_id, event_name, usage, processed, duplicates) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (ad_account_id, event_name) DO UPDATE SET
+         usage = excluded.usage, processed = processed + excluded.processed, duplicates = duplicates + excluded.duplicates`,
+    ),
+    upsertFailure: p(
+      `INSERT INTO failure_counts (ad_account_id, event_name, code, count) VALUES (?, ?, ?, 1)
+       ON CONFLICT (ad_account_id, event_name, code) DO UPDATE SET count = count + 1`,
+    ),
+  };
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^seq:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new BadCursorError('not a cursor of this server');
+  return Number(m[1]);
+}

@@ -1,0 +1,144 @@
+import type { DirectoryData } from '../auth/directory.js';
+
+/**
+ * The one storage interface of the server (C11). Handlers only see this, so a server database (Postgres...)
+ * can be added later as another implementation without touching them. Every method is async for that
+ * reason, even though the embedded SQLite implementation answers synchronously.
+ *
+ * Times are milliseconds since the epoch unless a name says otherwise.
+ */
+export interface Store {
+  /** Short name for logs and /readyz: `sqlite:file`, `sqlite:memory`. */
+  readonly description: string;
+  /** Answers when the store can serve requests; rejects otherwise (/readyz, C12). */
+  ping(): Promise<void>;
+  /** Flushes and closes; after it, every call rejects. */
+  close(): Promise<void>;
+
+  /** Replaces accounts, apps, users and tokens with the config's (C8); stored data is kept. */
+  replaceDirectory(data: DirectoryData): Promise<void>;
+  loadDirectory(): Promise<DirectoryData>;
+
+  listCustomEventTypes(adAccountId: string): Promise<CustomEventTypeRow[]>;
+  /** Registers a custom event type unless the name exists (case-insensitively) or the cap is reached (C10). */
+  createCustomEventType(
+    adAccountId: string,
+    row: CustomEventTypeRow,
+    maxPerAccount: number,
+  ): Promise<{ ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }>;
+  deleteCustomEventType(adAccountId: string, name: string): Promise<boolean>;
+
+  /**
+   * Read-only dedup lookup (test mode, C7: no dedup state changes): the earlier sighting within the window
+   * of each key, by `dedupKey(eventName, eventId)`.
+   */
+  findEarlier(adAccountId: string, keys: readonly DedupKey[], since: number): Promise<Map<string, Earlier>>;
+  /**
+   * Stores one batch atomically (C6, C11): dedup check and insert happen in one transaction, so parallel
+   * batches sharing event_ids store each (ad account, event_name, event_id) once, and a crash leaves all of
+   * the batch or none of it. Resolves only once the batch is durable. Rejects when storage is unavailable,
+   * with nothing stored.
+   */
+  commitBatch(batch: BatchWrite): Promise<BatchResult>;
+  /** Records events of the service's own tracking tag for dedup (C6); returns how many were recorded. */
+  recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number>;
+
+  listEvents(filter: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }>;
+  report(adAccountId: string): Promise<AccountReportData>;
+  /** Deletes stored events, dedup state and failure counters; keeps accounts, tokens, custom event types (C12). */
+  reset(): Promise<void>;
+}
+
+export interface DedupKey {
+  eventName: string;
+  eventId: string;
+}
+
+export function dedupKey(eventName: string, eventId: string): string {
+  return `${eventName}\u0000${eventId}`;
+}
+
+/** The earlier sighting of a (ad account, event_name, event_id), for the duplicate warning of C6. */
+export interface Earlier {
+  source: 'api' | 'tag';
+  /** Received time of an API event; event_time (in ms) of a tag event, when the tag saw it. */
+  seenAt: number;
+  /** event_time (Unix seconds) of the earlier event, named in the warning. */
+  eventTime: number;
+}
+
+export interface CustomEventTypeRow {
+  name: string;
+  mappedEventName: string;
+  /** Unix seconds. */
+  createdAt: number;
+}
+
+/** One processed event to store, in request order. */
+export interface EventToStore {
+  /** Index in the request's data array. */
+  index: number;
+  eventName: string;
+  eventId: string;
+  eventTime: number;
+  usage: readonly string[];
+  /** The event as accepted (dropped values removed), serialized once. */
+  json: string;
+}
+
+export interface BatchWrite {
+  adAccountId: string;
+  requestId: string;
+  receivedAt: number;
+  /** Earliest sighting time that still deduplicates (receivedAt - window, C6). */
+  dedupSince: number;
+  events: readonly EventToStore[];
+  /** Failed events: counted per event name and reason code, never stored (C11). */
+  failures: readonly { eventName: string; codes: readonly string[] }[];
+}
+
+export interface BatchResult {
+  /** Request index -> the earlier sighting, for every event that turned out to be a duplicate. */
+  duplicates: Map<number, Earlier>;
+}
+
+export interface TagEventWrite {
+  adAccountId: string;
+  eventName: string;
+  eventId: string;
+  eventTime: number;
+}
+
+export interface EventFilter {
+  adAccountId?: string;
+  eventName?: string;
+  eventId?: string;
+  /** Received at or after (ms). */
+  since?: number;
+  /** Received before (ms). */
+  until?: number;
+  limit: number;
+  cursor?: string;
+}
+
+export interface StoredEventRow {
+  adAccountId: string;
+  eventName: string;
+  eventId: string;
+  eventTime: number;
+  receivedAt: number;
+  requestId: string;
+  usage: string[];
+  /** `unique` until a later duplicate is folded into it, then `deduplicated` (C6, C11). */
+  dedupStatus: 'unique' | 'deduplicated';
+  duplicates: number;
+  event: unknown;
+}
+
+export interface AccountReportData {
+  stored: { eventName: string; usage: string[]; processed: number; duplicates: number }[];
+  failed: { eventName: string; code: string; count: number }[];
+}
+
+/** Thrown when a cursor does not come from a previous page. */
+export class BadCursorError extends Error {}

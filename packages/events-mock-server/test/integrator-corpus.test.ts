@@ -1,0 +1,124 @@
+// The integrator payload corpus (../shared/integrator-payloads) end to end over HTTP: C2 for the body that
+// is not a batch, C3 statuses per event in request order, C4 rules, C11 storage of what was accepted, and
+// C7 test mode giving the same answers while storing nothing. event_time is shifted to the fake clock where
+// it is a plausible time in seconds; deliberate time mistakes (milliseconds, 1970 values, strings) are kept.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { A, T } from './support/fixtures.js';
+import { type Harness, startHarness } from './support/server.js';
+
+const dir = fileURLToPath(new URL('../../../../shared/integrator-payloads/', import.meta.url));
+const present = existsSync(dir);
+if (!present) console.warn(`[events-mock-server] integrator corpus skipped: ${dir} not found`);
+
+const P = 'processed';
+const F = 'failed';
+/** Expected outcome per file: 400 for a body that is not a batch, else the status of each event in order. */
+const EXPECTED: Record<string, 400 | string[]> = {
+  '01-rudderstack-router-v5-batch-multiplexed.json': [P, P, P, F], // "custom" is not registered (C10)
+  '02-rudderstack-v5-unmapped-event-name-array-value.json': [F], // "custom event", value "[27.5,123]"
+  '03-rudderstack-page-visit-bot-ua-locale.json': [F], // bot UA dropped -> no identifier left (C4)
+  '04-rudderstack-v5-processor-bare-event-no-data-wrapper.json': 400, // no data wrapper (C2)
+  '05-segment-legacy-signup-value-undefined-string.json': [F], // value "undefined"
+  '06-segment-latest-app-ios-app-install.json': [P],
+  '07-pinterest-openapi-example-app-ios-full.json': [F], // "https: //www..." is not a URL
+  '08-woocommerce-checkout-web-raw-email-hash.json': [P], // a hash of a non-lowercased email is still a hash (C5)
+  '09-woocommerce-issue967-view-category-unknown-custom-key.json': [F], // custom_data.category_name (C4)
+  '10-stape-sgtm-ga4-purchase-web.json': [P],
+  '11-posthog-product-viewed-web-unicode-contents.json': [P],
+  '12-adobe-edge-custom-unhashed-maids-wrong-content-keys.json': [F],
+  '13-walkeros-checkout-seconds-divided-by-1000-empty-user-data.json': [F],
+  '14-edgee-page-visit-scalar-hashes-extra-custom-keys.json': [F], // scalar hashes: wrong JSON type (C4)
+  '15-activepieces-offline-checkout-store-sale.json': [P],
+  '16-rudderstack-v5-app-android-add-to-cart.json': [P],
+  '17-mistakes-mixed-batch.json': [P, F, F, F, F, F, F, F, F],
+  '18-lead-ldp-opt-out-california.json': [P],
+};
+
+/** Where an error message must name the mistake the corpus README describes. */
+const NAMES: Record<string, Record<number, string[]>> = {
+  '09-woocommerce-issue967-view-category-unknown-custom-key.json': { 0: ['category_name'] },
+  '17-mistakes-mixed-batch.json': {
+    1: ['purchase'],
+    2: ['subscription', 'subscribe'],
+    3: ['milliseconds'],
+    4: ['custom_data.value'],
+    6: ['action_source'],
+    7: ['Order Completed'],
+    8: ['event_time'],
+  },
+};
+
+type Json = Record<string, unknown>;
+
+function load(file: string, nowS: number): unknown {
+  const body = JSON.parse(readFileSync(dir + file, 'utf8')) as Json;
+  const shift = (e: unknown) => {
+    if (!e || typeof e !== 'object') return;
+    const ev = e as Json;
+    if (typeof ev.event_time !== 'number') return;
+    if (ev.event_time >= 1e11) ev.event_time = nowS * 1000 + (ev.event_time % 1000);
+    else if (ev.event_time >= 1e9) ev.event_time = nowS - 60;
+  };
+  if (Array.isArray(body.data)) body.data.forEach(shift);
+  else shift(body);
+  return body;
+}
+
+const HASHED = ['em', 'ph', 'ln', 'db', 'ge', 'ct', 'st', 'zp', 'country', 'external_id', 'hashed_maids'];
+
+describe.skipIf(!present)('integrator payload corpus, end to end', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  test('every file of the corpus has an expectation', () => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const [file, expected] of Object.entries(EXPECTED)) {
+    test(file, async () => {
+      await h.call('POST', '/admin/reset', { token: T.admin });
+      h.clock.advance(1000); // test requests: 10 per second (C7)
+      const path = `/v5/ad_accounts/${A}/events`;
+      const body = load(file, h.nowS());
+      const test = await h.call('POST', `${path}?test=true`, { token: T.convA, body });
+      const before = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin })).body.items.length;
+      expect(before).toBe(0); // test mode stored nothing
+      const live = await h.call('POST', path, { token: T.convA, body });
+      if (expected === 400) {
+        expect(live.status).toBe(400);
+        expect(live.body.code).toBe(4196);
+        expect(live.body.details.map((d: { path: string }) => d.path)).toContain('data');
+        expect(test.body).toEqual(live.body);
+        return;
+      }
+      expect(live.status, live.text).toBe(200);
+      expect(live.body.events.map((e: { status: string }) => e.status)).toEqual(expected);
+      expect(live.body.num_events_received).toBe(expected.length);
+      expect(live.body.num_events_processed).toBe(expected.filter((s) => s === P).length);
+      for (const e of live.body.events) {
+        if (e.status === F) expect(e.error_message).toMatch(/\S/);
+        else expect(e.error_message).toBeNull();
+      }
+      for (const [i, words] of Object.entries(NAMES[file] ?? {}))
+        for (const w of words) expect(live.body.events[Number(i)].error_message).toContain(w);
+      // Test mode answered the same (C7).
+      expect(test.body).toEqual(live.body);
+
+      // C11: the processed events are stored as accepted; raw personal data never is (C4).
+      const stored = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin })).body.items;
+      expect(stored).toHaveLength(live.body.num_events_processed);
+      for (const s of stored) {
+        const ud = (s.event.user_data ?? {}) as Json;
+        for (const k of HASHED)
+          for (const v of (ud[k] as unknown[] | undefined) ?? []) expect(String(v)).toMatch(/^[0-9a-f]{64}$/);
+        if (s.event.custom_data?.opt_out_type !== undefined) expect(s.event.custom_data.opt_out_type).toBe('ldp');
+      }
+    });
+  }
+});

@@ -1,0 +1,16 @@
+/**
+ * @org/events-validators: every per-event rule of the Conversion Events API (C3-C6), generated from spec/
+ * into straight-line code (src/generated) over a small runtime of rule kinds (src/lib), and the client-side
+ * normalization and hashing helpers (C5).
+ */
+export {
+  appendWarning,
+  type BatchValidation,
+  type EventValidation,
+  validateBatch,
+  validateEvent,
+} from './lib/batch.js';
+export type { ValidationContext } from './lib/context.js';
+export { hashUserData, normalize, sha256Hex } from './lib/hash.js';
+export { type EventProblems, formatMessage, type MessageParams, type Problem } from './lib/problems.js';
+export type { RequestDetail, RequestFailure } from './lib/request.js';

@@ -1,0 +1,95 @@
+import type { BatchResponse, ConversionEvent, EventResult } from '@org/events-types';
+import { BATCH_FIELD, checkRequestBody, dedupTime, earlierWithKey } from '../generated/request.gen.js';
+import { validateConversionEvent } from '../generated/validators.gen.js';
+import { resolveContext, type ValidationContext } from './context.js';
+import { type EventProblems, joinMessages, type Problem, report } from './problems.js';
+import { type RequestFailure, type RequestProblems, requestFailure } from './request.js';
+
+/** The answer for one event: its status, every problem (uncapped), and the event as it may be stored. */
+export interface EventValidation {
+  status: 'processed' | 'failed';
+  errors: Problem[];
+  warnings: Problem[];
+  /**
+   * The event as accepted when processed: values dropped by warnings removed, normalized values replaced
+   * (opt_out_type "LDP" -> "ldp", upper-case digests lower-cased, a custom name as registered, a missing
+   * currency filled from the context). It is the input object itself when nothing changed (nothing is
+   * copied on the happy path), a copy otherwise; the input is never modified. null when failed.
+   */
+  accepted: ConversionEvent<string> | null;
+}
+
+/** The answer for a well-formed batch (C3): the seed 2.7 body, and per event what may be stored and why. */
+export interface BatchValidation {
+  ok: true;
+  response: BatchResponse;
+  /** `accepted[i]` answers `data[i]`: the event to store, or null when it failed. */
+  accepted: Array<ConversionEvent<string> | null>;
+  /** `problems[i]` answers `data[i]`: every error and warning, uncapped (the response caps, C3). */
+  problems: EventProblems[];
+}
+
+/** Checks one event against every per-event rule (C4). The within-batch dedup of C6 needs validateBatch. */
+export function validateEvent(event: unknown, ctx?: ValidationContext): EventValidation {
+  const o: EventProblems = { errors: [], warnings: [] };
+  const a = validateConversionEvent(event, resolveContext(ctx), o);
+  const failed = o.errors.length > 0 || a === undefined;
+  return {
+    status: failed ? 'failed' : 'processed',
+    errors: o.errors,
+    warnings: o.warnings,
+    accepted: failed ? null : (a as unknown as ConversionEvent<string>),
+  };
+}
+
+/**
+ * Checks a batch body: the request-level problems that depend on the body alone (C2: status 400, code
+ * 4196, with details), else every event (C4), in order, with duplicates inside the batch (C6): an event
+ * whose dedup key equals an earlier processed event's is processed with a `duplicate_event` warning, and
+ * its `accepted[i]` stays non-null (the caller stores it once).
+ */
+export function validateBatch(body: unknown, ctx?: ValidationContext): RequestFailure | BatchValidation {
+  const r: RequestProblems = { error: undefined, details: [] };
+  const data = checkRequestBody(body, r);
+  if (data === undefined) return requestFailure(r);
+  const c = resolveContext(ctx);
+  const events: EventResult[] = [];
+  const accepted: Array<ConversionEvent<string> | null> = [];
+  const problems: EventProblems[] = [];
+  const seen = new Map<unknown, unknown>();
+  let processed = 0;
+  for (let i = 0; i < data.length; i++) {
+    const o: EventProblems = { errors: [], warnings: [] };
+    const a = validateConversionEvent(data[i], c, o);
+    if (o.errors.length === 0 && a !== undefined) {
+      const earlier = earlierWithKey(seen, a, i);
+      if (earlier >= 0)
+        report(o, 'duplicate_event', '', {
+          source: `${BATCH_FIELD}[${earlier}] of this batch`,
+          earlierTime: String(dedupTime(accepted[earlier] as unknown as Record<string, unknown>)),
+        });
+      processed++;
+      accepted.push(a as unknown as ConversionEvent<string>);
+      events.push({ status: 'processed', error_message: null, warning_message: joinMessages(o.warnings) });
+    } else {
+      accepted.push(null);
+      events.push({ status: 'failed', error_message: joinMessages(o.errors), warning_message: joinMessages(o.warnings) });
+    }
+    problems.push(o);
+  }
+  return {
+    ok: true,
+    response: { num_events_received: data.length, num_events_processed: processed, events },
+    accepted,
+    problems,
+  };
+}
+
+/**
+ * Adds a warning found outside this package (the server's cross-request duplicates, C6) to one event's
+ * problems and rebuilds its `warning_message` the C3 way (joined with "; ", capped, never empty).
+ */
+export function appendWarning(result: EventResult, problems: EventProblems, warning: Problem): void {
+  problems.warnings.push(warning);
+  result.warning_message = joinMessages(problems.warnings);
+}

@@ -1,0 +1,37 @@
+import { type EventProblems, pathOf, received, report } from './problems.js';
+
+/**
+ * Rule kind `code-list` (C4): `x` must be exactly a code of `codes` (currencies upper-case, languages
+ * lower-case). Returns true when it is. Otherwise reports `code` (`invalid_code` fails the event,
+ * `invalid_code_dropped` drops the value) and suggests the code the value most likely means: the value in the
+ * list's case ("usd" -> "USD"), else its primary subtag ("en-US" -> "en").
+ */
+export function checkCode(
+  o: EventProblems,
+  code: 'invalid_code' | 'invalid_code_dropped',
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  x: string,
+  codes: ReadonlySet<string>,
+  upper: boolean,
+  expected: string,
+): boolean {
+  if (codes.has(x)) return true;
+  const cased = upper ? x.trim().toUpperCase() : x.trim().toLowerCase();
+  let suggestion: string | undefined;
+  if (codes.has(cased)) suggestion = cased;
+  else {
+    const primary = cased.split(/[-_]/)[0] ?? '';
+    if (codes.has(primary)) suggestion = primary;
+  }
+  const path = pathOf(p, i, name, j);
+  report(o, code, path, {
+    path,
+    expected,
+    received: received(x),
+    suggestion: suggestion === undefined ? undefined : JSON.stringify(suggestion),
+  });
+  return false;
+}

@@ -1,0 +1,82 @@
+import type { UserData } from '@org/events-types';
+import { COUNTRY_FIELD, FIELD_NORMALIZERS, UNHASHED_FIELDS } from '../generated/normalizers.gen.js';
+import { hexState } from './sha256-hex.js';
+import type { StepContext } from './normalize-steps.js';
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/**
+ * SHA-256 of the UTF-8 bytes of `s`, as 64 lower-case hex characters (C5). Uses Web Crypto
+ * (`globalThis.crypto.subtle`), so it runs in Node >= 20 and in browsers alike.
+ */
+export async function sha256Hex(s: string): Promise<string> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) throw new Error('sha256Hex needs Web Crypto (globalThis.crypto.subtle): Node >= 20 or a browser');
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(s)));
+  let out = '';
+  for (const b of digest) out += HEX[b];
+  return out;
+}
+
+function normalizerOf(field: string): ((s: string, x: StepContext) => string | null) | undefined {
+  if (!Object.hasOwn(FIELD_NORMALIZERS, field)) {
+    if (UNHASHED_FIELDS.has(field)) return undefined;
+    const known = [...Object.keys(FIELD_NORMALIZERS), ...UNHASHED_FIELDS].join(', ');
+    throw new TypeError(`${field} is not a user_data field; known fields: ${known}`);
+  }
+  return FIELD_NORMALIZERS[field];
+}
+
+function normalizeWith(field: string, raw: string, x: StepContext): string | null {
+  const fn = normalizerOf(field);
+  if (fn === undefined) return raw;
+  const t = raw.trim();
+  if (hexState(t) !== 0) return t.toLowerCase();
+  return fn(raw, x);
+}
+
+/**
+ * C5: the value of a user_data field as it must be before hashing, per the field's kind
+ * (NORMALIZATION.fields): em trim+lower, ph digits only without leading zeros, db YYYYMMDD, st and country
+ * two-letter codes, ... Returns null when the value cannot be normalized (empty, a date in no accepted
+ * layout, a state or country no list maps, an unknown gender word). A value that is already a SHA-256 hex
+ * digest is returned lower-cased; an unhashed field (click_id, client_ip_address, ...) is returned as is.
+ * Throws a TypeError for a name that is not a user_data field (such as fn, seed 2.4).
+ */
+export function normalize(field: string, raw: string): string | null {
+  return normalizeWith(field, raw, {});
+}
+
+/**
+ * C5: builds `user_data` from raw values: each hashed field normalized and hashed with SHA-256 (always as an
+ * array; values already 64-hex passed through lower-cased; values that cannot be normalized left out, and a
+ * field left with no value omitted), unhashed fields copied as they are, undefined values skipped. The
+ * country, when given, selects the zip rule (US: first 5 digits). Throws a TypeError for an unknown field,
+ * or for an unhashed field given as an array.
+ */
+export async function hashUserData(raw: Record<string, string | string[] | undefined>): Promise<UserData> {
+  const x: StepContext = {};
+  const country = COUNTRY_FIELD === undefined ? undefined : raw[COUNTRY_FIELD];
+  const first = Array.isArray(country) ? country[0] : country;
+  if (first !== undefined && COUNTRY_FIELD !== undefined) {
+    const c = normalizeWith(COUNTRY_FIELD, first, x);
+    if (c !== null && hexState(c) === 0) x.country = c;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    if (normalizerOf(field) === undefined) {
+      if (typeof value !== 'string') throw new TypeError(`${field} is sent as is: give one string, not an array`);
+      out[field] = value;
+      continue;
+    }
+    const hashes: string[] = [];
+    for (const v of Array.isArray(value) ? value : [value]) {
+      const n = normalizeWith(field, v, x);
+      if (n === null) continue;
+      hashes.push(hexState(n) !== 0 ? n : await sha256Hex(n));
+    }
+    if (hashes.length > 0) out[field] = hashes;
+  }
+  return out as UserData;
+}

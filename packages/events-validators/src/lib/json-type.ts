@@ -1,0 +1,77 @@
+import { describeType, type EventProblems, pathOf, received, report } from './problems.js';
+
+/** Expected JSON type of a value, as generated validators name it. */
+export type JsonType = 's' | 'i' | 'n' | 'b' | 'a' | 'o';
+
+function integerText(s: string): number | undefined {
+  const n = s.length;
+  if (n === 0 || n > 16) return undefined;
+  for (let k = s.charCodeAt(0) === 45 ? 1 : 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 48 || c > 57) return undefined;
+  }
+  const v = Number(s);
+  return Number.isSafeInteger(v) && s !== '-' ? v : undefined;
+}
+
+/**
+ * Rule kind `type` (C4: value given as a number, a hashed field given as a scalar, event_time as a string...).
+ * Reports `invalid_type` and returns the value converted to the expected type when an obvious conversion
+ * exists (it is then named in the message as what to send, and the caller keeps checking the converted
+ * value so one answer lists every problem); returns undefined otherwise. `sensitive` values (hashed
+ * user_data fields) are described by their JSON type, never echoed (C4).
+ */
+export function mismatch(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  x: unknown,
+  expected: string,
+  t: JsonType,
+  sensitive: boolean,
+): unknown {
+  let converted: unknown;
+  let suggestion: string | undefined;
+  switch (t) {
+    case 's':
+      if (!sensitive && ((typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean')) {
+        converted = String(x);
+        suggestion = JSON.stringify(converted);
+      }
+      break;
+    case 'i':
+    case 'n':
+      if (typeof x === 'string') {
+        const v = t === 'i' ? integerText(x) : x.trim() === '' ? undefined : Number(x);
+        if (v !== undefined && Number.isFinite(v)) {
+          converted = v;
+          suggestion = String(v);
+        }
+      }
+      break;
+    case 'b':
+      if (x === 'true' || x === 'false') {
+        converted = x === 'true';
+        suggestion = x;
+      }
+      break;
+    case 'a':
+      if (x !== null && x !== undefined && !Array.isArray(x)) {
+        converted = [x];
+        suggestion = sensitive ? 'the value as a one-element array' : received([x]);
+      }
+      break;
+    case 'o':
+      break;
+  }
+  const path = pathOf(p, i, name, j);
+  report(o, 'invalid_type', path, {
+    path: path || 'event',
+    expected,
+    received: sensitive ? describeType(x) : received(x),
+    suggestion,
+  });
+  return converted;
+}

@@ -1,0 +1,38 @@
+import { isIp } from './ip.js';
+import { cut, type EventProblems, pathOf, report } from './problems.js';
+
+/** The user-agent rule of spec/data/normalization.yaml, compiled by the generator. */
+export interface UserAgentRule {
+  /** Lower-case placeholder values that are not user agents (other, null, ...). */
+  reject: ReadonlySet<string>;
+  /** Length of the longest of them: longer values skip the lower-casing. */
+  rejectMaxLength: number;
+  /** One case-insensitive alternation of the bot patterns. */
+  bot: RegExp;
+  /** A product/version token such as `Mozilla/5.0`. */
+  productToken: RegExp;
+}
+
+/**
+ * Rule kind `user-agent` (C4, seed 2.4: never Other or null, no bots): why `s` cannot be used as the
+ * client user agent, or undefined when it can.
+ */
+export function userAgentProblem(s: string, rule: UserAgentRule): string | undefined {
+  const t = s.trim();
+  if (t === '') return 'it is empty';
+  if (t.length <= rule.rejectMaxLength && rule.reject.has(t.toLowerCase()))
+    return `${JSON.stringify(cut(t))} is a placeholder, not a user agent`;
+  const bot = rule.bot.exec(t);
+  if (bot !== null) return `it is a bot or automated client (it contains ${JSON.stringify(bot[0])})`;
+  if (!rule.productToken.test(t)) {
+    if (isIp(t)) return `${JSON.stringify(cut(t))} is an IP address, not a user agent (are the two fields swapped?)`;
+    return `${JSON.stringify(cut(t))} has no product/version token such as Mozilla/5.0`;
+  }
+  return undefined;
+}
+
+/** Reports `invalid_user_agent_dropped`. */
+export function userAgentDropped(o: EventProblems, p: string, i: number, name: string, reason: string): void {
+  const path = pathOf(p, i, name, -1);
+  report(o, 'invalid_user_agent_dropped', path, { path, reason });
+}

@@ -1,0 +1,53 @@
+import type { DocsContext } from '../context.js';
+import { blocks, code, link, list, table } from '../md.js';
+import type { Page } from './page.js';
+
+export const authenticationPage: Page = {
+  slug: 'authentication',
+  title: 'Authentication',
+  summary: 'The token kinds, the scopes, and which endpoints each token reaches (seed 5, C8).',
+  body(ctx: DocsContext) {
+    const { ir } = ctx;
+    const schemes = ir.securitySchemes;
+    const reaches = (scheme: string) =>
+      ctx.operations.filter((o) => o.security.some((s) => s.scheme === scheme));
+    const scoped = schemes.filter((s) => Object.keys(s.scopes).length);
+    const header = `${code('Authorization: Bearer <token>')}`;
+    return blocks(
+      `Every request carries a bearer token in the ${header} header (seed 5 rule 1). A missing, malformed, unknown or revoked token answers 401; a valid token that may not reach the resource answers 403 or 404 (${link('Request errors', 'request-errors')}, C2).`,
+      '## Token kinds',
+      table(
+        ['Scheme', 'Type', 'What it is'],
+        schemes.map((s) => [code(s.name), s.scheme ? `${s.type} (${s.scheme})` : s.type, s.description]),
+      ),
+      ...scoped.flatMap((s) => [
+        `### Scopes of ${code(s.name)}`,
+        table(
+          ['Scope', 'Grants'],
+          Object.entries(s.scopes).map(([k, v]) => [code(k), v]),
+        ),
+      ]),
+      '## Which endpoints each token reaches',
+      'From the `security` of every operation of the spec: a token reaches an endpoint when its scheme is one of the alternatives listed there, with the scopes named.',
+      table(
+        ['Endpoint', ...schemes.map((s) => code(s.name))],
+        ctx.operations.map((o) => [
+          `${code(`${o.method.toUpperCase()} ${o.path}`)}`,
+          ...schemes.map((s) => {
+            const alt = o.security.find((x) => x.scheme === s.name);
+            if (!alt) return o.security.length ? 'no' : 'no token needed';
+            return alt.scopes.length ? `yes, with ${alt.scopes.map(code).join(', ')}` : 'yes';
+          }),
+        ]),
+      ),
+      '## In short',
+      list(
+        schemes.map((s) => {
+          const ops = reaches(s.name);
+          return `${code(s.name)} reaches ${ops.length} endpoint${ops.length === 1 ? '' : 's'}: ${ops.map((o) => code(`${o.method.toUpperCase()} ${o.path}`)).join(', ') || 'none'}.`;
+        }),
+      ),
+      `Rate limits depend on the token kind (seed 5 rule 4): see ${link('Rate limits', 'rate-limits')}. A conversion token is the recommended way to send events (seed 8 rule 2).`,
+    );
+  },
+};

@@ -1,0 +1,105 @@
+import type { FieldIR, IR, SchemaIR, TypeIR } from '../../ir/types.js';
+import { block, describeItem, quote } from './code.js';
+import { mayChange, ruleCode } from './rules.js';
+import type { FileScope } from './scope.js';
+import { fieldSite, itemSite, type Site } from './site.js';
+
+/** Name of the generated function checking the fields of an object schema. */
+export function checkName(schema: string): string {
+  return `check${schema}`;
+}
+
+function enumValues(ir: IR, t: TypeIR): string[] | undefined {
+  return t.kind === 'ref' && t.target === 'enum' ? ir.enums.find((e) => e.name === t.name)?.values : undefined;
+}
+
+/**
+ * Code checking the JSON type of the value of a site (rule kind `type`). On a mismatch the runtime reports
+ * `invalid_type` and may hand back the value converted (42 -> "42"): checks then go on with it, so one
+ * answer names every problem. Objects are checked by their schema's generated function.
+ */
+function typeCode(site: Site, scope: FileScope): string[] {
+  const { v, loc, stop } = site;
+  const t = site.type;
+  const mismatch = scope.lib('json-type', 'mismatch');
+  const call = (code: string) => `${mismatch}(o, ${loc}, ${v}, ${quote(site.expected)}, '${code}', ${site.sensitive})`;
+  const convertible = (test: string, code: string, recheck: string) =>
+    block(`if (${test}) `, [`${v} = ${call(code)};`, `if (${recheck}) ${stop}`]);
+  switch (t.kind) {
+    case 'array':
+      return convertible(`!Array.isArray(${v})`, 'a', `!Array.isArray(${v})`);
+    case 'ref':
+      if (t.target === 'enum') return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
+      return block(`if (typeof ${v} !== 'object' || ${v} === null || Array.isArray(${v})) `, [`${call('o')};`, stop]);
+    case 'primitive':
+      switch (t.name) {
+        case 'string':
+          return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
+        case 'integer':
+          return convertible(`typeof ${v} !== 'number' || !Number.isInteger(${v})`, 'i', `typeof ${v} !== 'number'`);
+        case 'number':
+          return convertible(`typeof ${v} !== 'number'`, 'n', `typeof ${v} !== 'number'`);
+        case 'boolean':
+          return convertible(`typeof ${v} !== 'boolean'`, 'b', `typeof ${v} !== 'boolean'`);
+      }
+  }
+}
+
+/** Code checking a nested object with its schema's function and keeping what it accepted. */
+function objectCode(site: Site, pathExpr: string, index: string): string[] {
+  const t = site.type;
+  if (t.kind !== 'ref' || t.target !== 'object') return [];
+  return block('', [
+    `const r = ${checkName(t.name)}(${site.v} as Record<string, unknown>, ${pathExpr}, ${index}, c, o);`,
+    ...block(`if (r !== ${site.v}) `, site.set('r')),
+  ]);
+}
+
+function isSensitive(f: FieldIR): boolean {
+  return [...f.rules, ...f.itemRules].some((r) => r.kind === 'sha256-hex');
+}
+
+/** The items of an array field: type, item rules, and copy-on-write of the accepted array. */
+function itemsCode(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): string[] {
+  if (f.type.kind !== 'array') return [];
+  const itemType = f.type.items;
+  const site = itemSite(schema.name, f.name, itemType, describeItem(itemType, enumValues(ir, itemType)), isSensitive(f));
+  const isObject = itemType.kind === 'ref' && itemType.target === 'object';
+  const changes = isObject || f.itemRules.some(mayChange);
+  const body = [
+    'let y: unknown = x[j];',
+    ...typeCode(site, scope),
+    ...f.itemRules.flatMap((r) => ruleCode(ir, r, site, scope)),
+    ...objectCode(site, 'ip', 'j'),
+  ];
+  if (!changes)
+    return [...block('for (let j = 0; j < x.length; j++) ', body)];
+  const key = quote(f.name);
+  return block('', [
+    'let d: unknown[] | undefined;',
+    ...(isObject ? [`const ip = ${scope.lib('problems', 'pathOf')}(p, i, ${key}, -1);`] : []),
+    ...block('for (let j = 0; j < x.length; j++) ', [
+      ...body,
+      'if (d !== undefined) d.push(y);',
+      ...block('else if (y !== x[j]) ', ['d = x.slice(0, j);', 'd.push(y);']),
+    ]),
+    ...block('if (d !== undefined) ', [
+      `(a ??= { ...s })[${key}] = d.length > 0 ? d : ${scope.lib('drop', 'DROP')};`,
+      'if (d.length === 0) dr = true;',
+    ]),
+  ]);
+}
+
+/** One `case` of the generated key switch: the whole check of one field. */
+export function fieldCase(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): string[] {
+  const site = fieldSite(schema.name, f.name, f.type, f.expected, isSensitive(f));
+  const body = [
+    ...(f.nullable ? ['if (x === null) break;'] : []),
+    ...typeCode(site, scope),
+    ...f.rules.flatMap((r) => ruleCode(ir, r, site, scope)),
+    ...objectCode(site, `${scope.lib('problems', 'pathOf')}(p, i, ${quote(f.name)}, -1)`, '-1'),
+    ...itemsCode(ir, schema, f, scope),
+    'break;',
+  ];
+  return [`case ${quote(f.name)}: {`, ...body.map((l) => `  ${l}`), '}'];
+}

@@ -1,0 +1,70 @@
+import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
+
+export type DedupRule = Extract<RuleIR, { kind: 'dedup' }>;
+
+/** What the validators emitter needs of the IR: the batch request, its event schema and what it reaches. */
+export interface ValidatorModel {
+  ir: IR;
+  /** The batch request body: the schema carrying the dedup rule (C6), such as ConversionEventsRequest. */
+  request: SchemaIR;
+  /** Its array of events (`data`). */
+  batchField: FieldIR;
+  dedup: DedupRule;
+  /** The event schema (ConversionEvent). */
+  event: SchemaIR;
+  /** The field of the event holding its time (the one with the unix-seconds rule), named in C6 warnings. */
+  timeField: string;
+  /** Every object schema reachable from the event, the event first, then by name. */
+  schemas: SchemaIR[];
+}
+
+export function refName(t: TypeIR): string | undefined {
+  if (t.kind === 'ref' && t.target === 'object') return t.name;
+  if (t.kind === 'array') return refName(t.items);
+  return undefined;
+}
+
+export function schemaByName(ir: IR, name: string): SchemaIR {
+  const s = ir.schemas.find((x) => x.name === name);
+  if (!s) throw new Error(`events-validators: no object schema ${name}`);
+  return s;
+}
+
+export function validatorModel(ir: IR): ValidatorModel {
+  const requests = ir.schemas.filter((s) => s.rules.some((r) => r.kind === 'dedup'));
+  if (requests.length !== 1)
+    throw new Error(`events-validators: expected one schema with x-dedup (the batch request), found ${requests.length}`);
+  const request = requests[0]!;
+  const dedup = request.rules.find((r): r is DedupRule => r.kind === 'dedup')!;
+  const batchFields = request.fields.filter((f) => f.type.kind === 'array' && refName(f.type) !== undefined);
+  if (batchFields.length !== 1) throw new Error(`events-validators: ${request.name} must hold exactly one array of events`);
+  const batchField = batchFields[0]!;
+  const event = schemaByName(ir, refName(batchField.type)!);
+  for (const k of dedup.key)
+    if (!event.fields.some((f) => f.name === k)) throw new Error(`events-validators: dedup key ${k} is not a field of ${event.name}`);
+  const times = event.fields.filter((f) => f.rules.some((r) => r.kind === 'unix-seconds'));
+  if (times.length !== 1) throw new Error(`events-validators: ${event.name} needs exactly one unix-seconds field`);
+
+  const seen = new Set<string>([event.name]);
+  const queue = [event];
+  while (queue.length) {
+    const s = queue.shift()!;
+    for (const f of s.fields) {
+      const n = refName(f.type);
+      if (n && !seen.has(n)) {
+        seen.add(n);
+        queue.push(schemaByName(ir, n));
+      }
+    }
+  }
+  const others = [...seen].filter((n) => n !== event.name).sort();
+  return {
+    ir,
+    request,
+    batchField,
+    dedup,
+    event,
+    timeField: times[0]!.name,
+    schemas: [event, ...others.map((n) => schemaByName(ir, n))],
+  };
+}

@@ -1,0 +1,61 @@
+import type { EmittedFile } from '../../emit/emitter.js';
+import { doc, literal } from '../../emit/literal.js';
+import { tsFile } from '../../emit/ts-file.js';
+import { camel, pascal, quote } from './code.js';
+import type { ValidatorModel } from './model.js';
+import { FileScope } from './scope.js';
+
+/** Normalization steps the runtime implements (packages/events-validators/src/lib/normalize-steps.ts). */
+const STEPS = new Set([
+  'trim',
+  'lower',
+  'nfc',
+  'digits_only',
+  'strip_leading_zeros',
+  'letters_digits_only',
+  'map_regions',
+  'two_letters',
+  'zip',
+  'map_countries',
+  'date_yyyymmdd',
+  'map_gender',
+]);
+
+/**
+ * normalizers.gen.ts (C5): one straight-line normalizer per kind of spec/data/normalization.yaml, composing
+ * the runtime's steps, and which user_data field uses which (x-normalize).
+ */
+export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
+  const { ir } = m;
+  const scope = new FileScope();
+  scope.lib('normalize-steps', 'StepContext', true);
+  const functions = ir.normalization.kinds.map((k) => {
+    for (const s of k.steps)
+      if (!STEPS.has(s)) throw new Error(`events-validators: normalization step "${s}" (kind ${k.name}) has no runtime`);
+    const calls = k.steps.map((s) => {
+      const fn = scope.lib('normalize-steps', camel(s));
+      return `  v = ${fn}(v, x);\n  if (v === null) return null;`;
+    });
+    return `/** ${doc(`${k.name}: ${k.description}`)} */\nexport function normalize${pascal(k.name)}(s: string, x: StepContext): string | null {\n  let v: string | null = s;\n${calls.join('\n')}\n  return v === '' ? null : v;\n}`;
+  });
+  const kinds = new Set(ir.normalization.kinds.map((k) => k.name));
+  const fields: string[] = [];
+  for (const s of m.schemas)
+    for (const f of s.fields)
+      if (f.normalize) {
+        if (!kinds.has(f.normalize)) throw new Error(`events-validators: ${s.name}.${f.name} names unknown kind ${f.normalize}`);
+        fields.push(`  ${f.name}: normalize${pascal(f.normalize)},`);
+      }
+  const path = `${dir}/normalizers.gen.ts`;
+  const statements = [
+    ...scope.importStatements(),
+    ...functions,
+    `/** Each hashed user_data field and its normalizer (x-normalize). */\nexport const FIELD_NORMALIZERS: Readonly<Record<string, (s: string, x: StepContext) => string | null>> = {\n${fields.join('\n')}\n};`,
+    `/** user_data fields sent as they are, never hashed. */\nexport const UNHASHED_FIELDS: ReadonlySet<string> = new Set(${literal(ir.normalization.unhashed)});`,
+    `/** Name of the country field, whose normalized value selects the zip rule (C5). */\nexport const COUNTRY_FIELD: string | undefined = ${(() => {
+      const c = m.schemas.flatMap((s) => s.fields).find((f) => f.normalize === 'country');
+      return c ? quote(c.name) : 'undefined';
+    })()};`,
+  ];
+  return { path, content: tsFile(path, statements) };
+}
