@@ -64,7 +64,14 @@ function curlLine(url: string, demo: DemoCredentials): string {
 }
 
 async function main(): Promise<number> {
-  let values: { port?: string; host?: string; config?: string; db?: string; 'log-level'?: string; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    config?: string;
+    db?: string;
+    'log-level'?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {

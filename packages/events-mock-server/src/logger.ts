@@ -9,7 +9,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     base: { service: 'events-mock-server' },
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.headers.authorization', 'authorization', 'token'],
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        '*.headers.authorization',
+        'authorization',
+        'token',
+      ],
       censor: '[redacted]',
     },
   };

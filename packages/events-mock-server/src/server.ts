@@ -10,9 +10,12 @@ import type { DocsSource } from './docs/register-docs.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './ops/metrics.js';
+import { ValidationPool } from './pipeline/pool.js';
 import { RateLimiter } from './ratelimit/limiter.js';
+import { CustomTypesCache } from './store/custom-types-cache.js';
 import { SqliteStore, type SynchronousLevel } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { ThreadedSqliteStore } from './store/threaded-store.js';
 
 export interface StartServerOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -28,6 +31,11 @@ export interface StartServerOptions {
   db?: string;
   /** PRAGMA synchronous of the SQLite store; FULL by default (see README, Durability). */
   synchronous?: SynchronousLevel;
+  /**
+   * Run SQLite on a thread of its own, off the event loop (default: yes for a file, no for `:memory:`,
+   * where a thread hop costs more than the work it moves).
+   */
+  storeThread?: boolean;
   /** Another store implementation (a server database, or a failing one in tests). */
   store?: Store;
   /** The clock of rate limits, event_time checks and dedup; tests pass a ManualClock. */
@@ -35,6 +43,12 @@ export interface StartServerOptions {
   /** pino level; `silent` by default here (the bin uses info). Ignored with `logger`. */
   logLevel?: string;
   logger?: Logger;
+  /**
+   * Worker threads that parse and validate large batches (default: available parallelism minus 2; 0: all
+   * on the event loop), and the body size from which they are used (default 64 KiB).
+   */
+  validationThreads?: number;
+  validationMinBytes?: number;
   /** Docs to serve at /docs and /openapi.yaml; by default loaded from @org/events-docs; false for none. */
   docs?: DocsSource | false;
 }
@@ -52,12 +66,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function resolveConfig(config: StartServerOptions['config']): { config: ServerConfig; demo: DemoCredentials | null } {
+function resolveConfig(config: StartServerOptions['config']): {
+  config: ServerConfig;
+  demo: DemoCredentials | null;
+} {
   if (config === undefined) {
     const d = demoConfig();
     return { config: configFromObject(d.raw, 'demo config'), demo: d.credentials };
   }
-  return { config: typeof config === 'string' ? loadConfigFile(config) : configFromObject(config), demo: null };
+  return {
+    config: typeof config === 'string' ? loadConfigFile(config) : configFromObject(config),
+    demo: null,
+  };
 }
 
 /**
@@ -68,23 +88,33 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const { config, demo } = resolveConfig(options.config);
   const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel ?? 'silent');
   const clock = options.clock ?? systemClock;
+  const sqlite = {
+    path: options.db ?? config.storage.path ?? ':memory:',
+    synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
+  } as const;
   const store =
     options.store ??
-    new SqliteStore({
-      path: options.db ?? config.storage.path ?? ':memory:',
-      synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
-    });
+    ((options.storeThread ?? sqlite.path !== ':memory:')
+      ? await ThreadedSqliteStore.open(sqlite)
+      : new SqliteStore(sqlite));
   let app: FastifyInstance | undefined;
+  let validation: ValidationPool | undefined;
   try {
     await store.replaceDirectory(config.directory);
     const ctx: ServerContext = {
       store,
+      customTypes: new CustomTypesCache(store, clock),
       directory: new Directory(await store.loadDirectory()),
       limiter: new RateLimiter(clock),
       clock,
       metrics: createMetrics(),
+      validation: new ValidationPool({
+        ...(options.validationThreads !== undefined ? { threads: options.validationThreads } : {}),
+        ...(options.validationMinBytes !== undefined ? { minBytes: options.validationMinBytes } : {}),
+      }),
       closing: false,
     };
+    validation = ctx.validation;
     app = await buildApp(ctx, { logger, ...(options.docs !== undefined ? { docs: options.docs } : {}) });
     const host = options.host ?? config.server.host ?? '127.0.0.1';
     await app.listen({ port: options.port ?? config.server.port ?? 0, host });
@@ -106,6 +136,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           // fastify.close stops accepting, answers new requests on kept-alive sockets with 503 and waits
           // for the requests in flight: a batch being stored finishes and gets its 200.
           await running.close();
+          await ctx.validation.close();
           await store.close();
         })();
         return closing;
@@ -113,6 +144,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     };
   } catch (e) {
     await app?.close().catch(() => {});
+    await validation?.close().catch(() => {});
     await store.close().catch(() => {});
     throw e;
   }

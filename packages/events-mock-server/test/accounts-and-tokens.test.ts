@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, describe, expect, test } from 'vitest';
-import { A, B, C, T, event, sha256 } from './support/fixtures.js';
+import { A, B, C, event, sha256, T } from './support/fixtures.js';
 import { startHarness } from './support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-c8-'));
@@ -16,7 +16,8 @@ describe('C8 tokens and accounts', () => {
   test('a conversion token reaches its one ad account; an OAuth token the accounts its user owns or has a role on', async () => {
     const h = await startHarness();
     try {
-      const ok = (account: string, token: string) => h.send(account, token, [event(h.nowS())]).then((r) => r.status);
+      const ok = (account: string, token: string) =>
+        h.send(account, token, [event(h.nowS())]).then((r) => r.status);
       expect(await ok(A, T.convA)).toBe(200);
       expect(await ok(B, T.convA)).toBe(403); // a token for one account refused on another
       expect(await ok(A, T.convB)).toBe(403);
@@ -68,13 +69,17 @@ describe('C8 tokens and accounts', () => {
       await h.send(B, T.convA, [e]);
       await h.call('POST', `/v5/ad_accounts/${A}/events`, { raw: '{bad', token: T.oauthStd });
       await h.call('GET', '/admin/events', { token: T.admin });
-      await h.call('POST', `/v5/ad_accounts/${A}/events`, { body: { data: [e] }, token: 'unknown-token-abcdefghijklmn' });
+      await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+        body: { data: [e] },
+        token: 'unknown-token-abcdefghijklmn',
+      });
     } finally {
       await h.close();
     }
     const text = lines.join('');
     expect(lines.length).toBeGreaterThanOrEqual(5);
-    for (const token of [...Object.values(T), 'unknown-token-abcdefghijklmn']) expect(text).not.toContain(token);
+    for (const token of [...Object.values(T), 'unknown-token-abcdefghijklmn'])
+      expect(text).not.toContain(token);
     expect(text).not.toContain(sha256('jane@example.com'));
     for (const token of Object.values(T)) expect(text).not.toContain(sha256(token));
     const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');

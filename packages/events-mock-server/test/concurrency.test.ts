@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { startServer } from '../src/index.js';
 import { spawnBin } from './support/child.js';
-import { A, T, event, testConfig } from './support/fixtures.js';
+import { A, event, T, testConfig } from './support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-concurrency-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,25 +32,36 @@ test('parallel batches sharing event_ids, in two processes on one file: each key
         method: 'POST',
         headers: { authorization: `Bearer ${T.convA}`, 'content-type': 'application/json' },
         body: JSON.stringify({ data: ids.map((id) => event(now, { event_id: id })) }),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { events: { warning_message: string | null }[] }, ids }));
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { events: { warning_message: string | null }[] },
+        ids,
+      }));
     };
-    const results = await Promise.all(Array.from({ length: BATCHES }, (_, k) => send(k % 2 ? child.url : local.url, k)));
+    const results = await Promise.all(
+      Array.from({ length: BATCHES }, (_, k) => send(k % 2 ? child.url : local.url, k)),
+    );
     for (const r of results) expect(r.status).toBe(200);
 
     // Exactly one response per shared id carries no duplicate warning: the one that stored it.
     const firsts = new Map<string, number>();
     for (const r of results)
       r.ids.forEach((id, i) => {
-        if (!r.body.events[i]?.warning_message?.includes('Duplicate')) firsts.set(id, (firsts.get(id) ?? 0) + 1);
+        if (!r.body.events[i]?.warning_message?.includes('Duplicate'))
+          firsts.set(id, (firsts.get(id) ?? 0) + 1);
       });
     for (const id of shared) expect(firsts.get(id), id).toBe(1);
 
     const conn = new Database(db, { readonly: true });
-    const rows = conn.prepare('SELECT event_id, count(*) AS n FROM events GROUP BY ad_account_id, event_name, event_id').all() as {
+    const rows = conn
+      .prepare('SELECT event_id, count(*) AS n FROM events GROUP BY ad_account_id, event_name, event_id')
+      .all() as {
       event_id: string;
       n: number;
     }[];
-    const dupCount = conn.prepare("SELECT sum(duplicates) AS d FROM events WHERE event_id LIKE 'shared-%'").get() as { d: number };
+    const dupCount = conn
+      .prepare("SELECT sum(duplicates) AS d FROM events WHERE event_id LIKE 'shared-%'")
+      .get() as { d: number };
     conn.close();
     expect(rows).toHaveLength(IDS + 2 * BATCHES);
     for (const r of rows) expect(r.n, r.event_id).toBe(1);

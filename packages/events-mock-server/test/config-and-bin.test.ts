@@ -40,13 +40,17 @@ tokens:
 colour: blue
 `);
     for (const want of [
-      'bad.yaml:2:', 'ad_accounts[0].id: must match',
+      'bad.yaml:2:',
+      'ad_accounts[0].id: must match',
       'ad_accounts[0].currency: must be an ISO-4217 code',
       'ad_accounts[1].id: duplicate ad account id',
-      'bad.yaml:6:', 'apps[0].tier: must be one of trial, standard',
+      'bad.yaml:6:',
+      'apps[0].tier: must be one of trial, standard',
       'users[0].roles[0].ad_account: names no ad account',
       'tokens[0].token: must be 16 to 512 printable characters',
-      'tokens[1].user: names no user', 'tokens[1].app: names no app', 'tokens[1].scopes[0]: must be one of ads:read, ads:write',
+      'tokens[1].user: names no user',
+      'tokens[1].app: names no app',
+      'tokens[1].scopes[0]: must be one of ads:read, ads:write',
       'tokens[2].kind: must be conversion or oauth',
       'colour: is not a config key here',
     ])
@@ -57,7 +61,9 @@ colour: blue
   });
 
   test('YAML syntax errors name the line', () => {
-    expect(issuesOf('ad_accounts: [\n  - id: 1\n')).toMatch(/bad\.yaml:\d+:\d+ \(top level\): not valid YAML/);
+    expect(issuesOf('ad_accounts: [\n  - id: 1\n')).toMatch(
+      /bad\.yaml:\d+:\d+ \(top level\): not valid YAML/,
+    );
   });
 
   test('a missing file names the file', () => {
@@ -95,7 +101,8 @@ describe('demo config and the bin', () => {
     try {
       await new Promise((r) => setTimeout(r, 200));
       const out = child.stdout();
-      for (const label of ['ad account', 'conversion token', 'OAuth token', 'admin token']) expect(out).toContain(label);
+      for (const label of ['ad account', 'conversion token', 'OAuth token', 'admin token'])
+        expect(out).toContain(label);
       const curl = /^\s*(curl .*)$/m.exec(out)?.[1];
       expect(curl).toBeTruthy();
       // The demo tokens are printed, never logged.
@@ -109,7 +116,13 @@ describe('demo config and the bin', () => {
         const url = /'(http[^']+)'/.exec(curl as string)?.[1] as string;
         const auth = /-H 'Authorization: ([^']+)'/.exec(curl as string)?.[1] as string;
         const data = /-d '(.*)'$/.exec(curl as string)?.[1] as string;
-        body = await (await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: data })).text();
+        body = await (
+          await fetch(url, {
+            method: 'POST',
+            headers: { authorization: auth, 'content-type': 'application/json' },
+            body: data,
+          })
+        ).text();
       }
       const res = JSON.parse(body);
       expect(res.num_events_processed).toBe(1);
@@ -130,7 +143,9 @@ describe('demo config and the bin', () => {
         headers: { authorization: `Bearer ${d.oauthToken}` },
       });
       expect(r.status).toBe(200);
-      const admin = await fetch(`${server.url}/admin/events`, { headers: { authorization: `Bearer ${d.adminToken}` } });
+      const admin = await fetch(`${server.url}/admin/events`, {
+        headers: { authorization: `Bearer ${d.adminToken}` },
+      });
       expect(admin.status).toBe(200);
     } finally {
       await server.close();

@@ -1,7 +1,7 @@
 // C10: custom event types per ad account (OAuth with ads:write), unique case-insensitively, at most 15.
 import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { A, B, T, event } from './support/fixtures.js';
+import { A, B, event, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
 let h: Harness;
@@ -13,7 +13,10 @@ afterEach(() => h.close());
 const path = (account = A) => `/v5/ad_accounts/${account}/custom_event_types`;
 /** `mapped` undefined leaves mapped_event_name out of the body. */
 const create = (name: unknown, mapped: unknown, token: string = T.oauthStd, account = A) =>
-  h.call('POST', path(account), { token, body: mapped === undefined ? { name } : { name, mapped_event_name: mapped } });
+  h.call('POST', path(account), {
+    token,
+    body: mapped === undefined ? { name } : { name, mapped_event_name: mapped },
+  });
 
 describe('C10 custom event types', () => {
   test('create, list, delete', async () => {
@@ -39,10 +42,13 @@ describe('C10 custom event types', () => {
   });
 
   test(`the ${CUSTOM_EVENT_NAME_RULE.maxPerAccount + 1}th is refused with a clear error; deleting one makes room`, async () => {
-    for (let i = 1; i <= CUSTOM_EVENT_NAME_RULE.maxPerAccount; i++) expect((await create(`custom_${i}`, 'lead')).status).toBe(201);
+    for (let i = 1; i <= CUSTOM_EVENT_NAME_RULE.maxPerAccount; i++)
+      expect((await create(`custom_${i}`, 'lead')).status).toBe(201);
     const over = await create('one_too_many', 'lead');
     expect(over.status).toBe(409);
-    expect(over.body.details[0].problem).toContain(`holds ${CUSTOM_EVENT_NAME_RULE.maxPerAccount} custom event types already`);
+    expect(over.body.details[0].problem).toContain(
+      `holds ${CUSTOM_EVENT_NAME_RULE.maxPerAccount} custom event types already`,
+    );
     // Per account: another account still has room.
     expect((await create('one_too_many', 'lead', T.oauthBob, B)).status).toBe(201);
     await h.call('DELETE', `${path()}/custom_1`, { token: T.oauthStd });
@@ -64,10 +70,15 @@ describe('C10 custom event types', () => {
       expect(r.status, `${String(name)} -> ${String(mapped)}`).toBe(400);
       expect(r.body.details.map((d: { path: string }) => d.path)).toContain(field);
     }
-    const extra = await h.call('POST', path(), { token: T.oauthStd, body: { name: 'x', mapped_event_name: 'lead', color: 'red' } });
+    const extra = await h.call('POST', path(), {
+      token: T.oauthStd,
+      body: { name: 'x', mapped_event_name: 'lead', color: 'red' },
+    });
     expect(extra.status).toBe(400);
     expect(extra.body.details[0].path).toBe('color');
-    expect((await h.call('POST', path(), { token: T.oauthStd, raw: 'name=x', contentType: 'text/plain' })).status).toBe(415);
+    expect(
+      (await h.call('POST', path(), { token: T.oauthStd, raw: 'name=x', contentType: 'text/plain' })).status,
+    ).toBe(415);
   });
 
   test('OAuth with ads:write only: a conversion token is 403, a read-only token is 403, no token 401', async () => {
@@ -85,7 +96,10 @@ describe('C10 custom event types', () => {
     const ok = await h.send(A, T.convA, [event(h.nowS(), { event_name: 'quiz_completed', event_id: 'q1' })]);
     expect(ok.body.events[0].status).toBe('processed');
     const stored = (await h.call('GET', '/admin/events?event_id=q1', { token: T.admin })).body.items;
-    expect(stored[0]).toMatchObject({ event_name: 'Quiz_Completed', usage: [...CUSTOM_EVENT_NAME_RULE.usableFor] });
+    expect(stored[0]).toMatchObject({
+      event_name: 'Quiz_Completed',
+      usage: [...CUSTOM_EVENT_NAME_RULE.usableFor],
+    });
     const other = await h.send(B, T.convB, [event(h.nowS(), { event_name: 'Quiz_Completed' })]);
     expect(other.body.events[0].status).toBe('failed');
     await h.call('DELETE', `${path()}/Quiz_Completed`, { token: T.oauthStd });

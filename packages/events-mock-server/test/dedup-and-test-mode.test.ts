@@ -1,7 +1,7 @@
 // C6 deduplication (across requests, within a batch, against tag events) and C7 test mode.
 import { LIMITS, RATE_LIMITS } from '@org/events-types';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { A, B, T, event } from './support/fixtures.js';
+import { A, B, event, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
 let h: Harness;
@@ -10,8 +10,12 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const stored = async (query = '') => (await h.call('GET', `/admin/events${query}`, { token: T.admin })).body.items as Array<Record<string, unknown>>;
-const report = async (account = A) => (await h.call('GET', `/admin/reports/${account}`, { token: T.admin })).body;
+const stored = async (query = '') =>
+  (await h.call('GET', `/admin/events${query}`, { token: T.admin })).body.items as Array<
+    Record<string, unknown>
+  >;
+const report = async (account = A) =>
+  (await h.call('GET', `/admin/reports/${account}`, { token: T.admin })).body;
 
 describe('C6 deduplication', () => {
   test('across requests: processed with a warning naming the earlier event, stored once', async () => {
@@ -30,7 +34,9 @@ describe('C6 deduplication', () => {
     const rows = await stored(`?event_id=order-1`);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ dedup_status: 'deduplicated', duplicates: 1 });
-    expect((await report()).stored).toEqual([expect.objectContaining({ event_name: 'checkout', processed: 1, duplicates: 1 })]);
+    expect((await report()).stored).toEqual([
+      expect.objectContaining({ event_name: 'checkout', processed: 1, duplicates: 1 }),
+    ]);
   });
 
   test('within a batch: the first is stored, the later ones are warned duplicates', async () => {
@@ -57,9 +63,13 @@ describe('C6 deduplication', () => {
     const e = event(h.nowS(), { event_id: 'w' });
     await h.send(A, T.convA, [e]);
     h.clock.advance(LIMITS.dedup_window_seconds.value * 1000 - 1000);
-    expect((await h.send(A, T.convA, [{ ...e, event_time: h.nowS() }])).body.events[0].warning_message).toContain('Duplicate');
+    expect(
+      (await h.send(A, T.convA, [{ ...e, event_time: h.nowS() }])).body.events[0].warning_message,
+    ).toContain('Duplicate');
     h.clock.advance(1001);
-    expect((await h.send(A, T.convA, [{ ...e, event_time: h.nowS() }])).body.events[0].warning_message).toBeNull();
+    expect(
+      (await h.send(A, T.convA, [{ ...e, event_time: h.nowS() }])).body.events[0].warning_message,
+    ).toBeNull();
     expect(await stored('?event_id=w')).toHaveLength(2);
   });
 
@@ -87,15 +97,26 @@ describe('C6 deduplication', () => {
     });
     expect(r.status).toBe(400);
     const paths = r.body.details.map((d: { path: string }) => d.path);
-    expect(paths).toEqual(expect.arrayContaining(['data[0].ad_account_id', 'data[0].event_id', 'data[0].event_time']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['data[0].ad_account_id', 'data[0].event_id', 'data[0].event_time']),
+    );
   });
 });
 
 describe('C7 test mode', () => {
   test('test=true: same response, nothing stored, nothing counted', async () => {
     const batch = [event(h.nowS(), { event_id: 't1' }), event(h.nowS(), { event_name: 'subscription' })];
-    const live = await h.send(B, T.convB, batch.map((e) => ({ ...e, custom_data: { currency: 'EUR', value: '1.00' } })));
-    const test = await h.send(A, T.convA, batch.map((e) => ({ ...e, custom_data: { currency: 'EUR', value: '1.00' } })), '?test=true');
+    const live = await h.send(
+      B,
+      T.convB,
+      batch.map((e) => ({ ...e, custom_data: { currency: 'EUR', value: '1.00' } })),
+    );
+    const test = await h.send(
+      A,
+      T.convA,
+      batch.map((e) => ({ ...e, custom_data: { currency: 'EUR', value: '1.00' } })),
+      '?test=true',
+    );
     expect(test.status).toBe(200);
     expect(test.body).toEqual(live.body);
     expect(await stored(`?ad_account_id=${A}`)).toHaveLength(0);
@@ -118,19 +139,28 @@ describe('C7 test mode', () => {
   test('dedup is still checked: a test event that repeats a stored one gets the warning', async () => {
     const e = event(h.nowS(), { event_id: 'y' });
     await h.send(A, T.convA, [e]);
-    expect((await h.send(A, T.convA, [e], '?test=true')).body.events[0].warning_message).toContain('Duplicate');
-    const inBatch = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'z' }), event(h.nowS(), { event_id: 'z' })], '?test=true');
+    expect((await h.send(A, T.convA, [e], '?test=true')).body.events[0].warning_message).toContain(
+      'Duplicate',
+    );
+    const inBatch = await h.send(
+      A,
+      T.convA,
+      [event(h.nowS(), { event_id: 'z' }), event(h.nowS(), { event_id: 'z' })],
+      '?test=true',
+    );
     expect(inBatch.body.events[1].warning_message).toContain('Duplicate');
   });
 
   test(`${RATE_LIMITS.testRequests.limit} test requests per second per app; each conversion token is an app of its own`, async () => {
     const n = RATE_LIMITS.testRequests.limit;
-    for (let i = 0; i < n; i++) expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(200);
+    for (let i = 0; i < n; i++)
+      expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(200);
     expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(429);
     // Another conversion token: its own app.
     expect((await h.send(B, T.convB, [event(h.nowS())], '?test=true')).status).toBe(200);
     // Two users of one OAuth app share the app's test limit.
-    for (let i = 0; i < n; i++) expect((await h.send(A, T.oauthStd, [event(h.nowS())], '?test=true')).status).toBe(200);
+    for (let i = 0; i < n; i++)
+      expect((await h.send(A, T.oauthStd, [event(h.nowS())], '?test=true')).status).toBe(200);
     expect((await h.send(B, T.oauthBob, [event(h.nowS())], '?test=true')).status).toBe(429);
     h.clock.advance(1000);
     expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(200);

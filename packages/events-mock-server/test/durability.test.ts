@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { A, T, event } from './support/fixtures.js';
 import { type Child, spawnBin } from './support/child.js';
+import { A, event, T } from './support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-durability-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +27,9 @@ const CLIENTS = 4;
 
 function batchBody(batch: number): string {
   const now = Math.floor(Date.now() / 1000);
-  return JSON.stringify({ data: Array.from({ length: BATCH }, (_, i) => event(now, { event_id: `b${batch}-e${i}` })) });
+  return JSON.stringify({
+    data: Array.from({ length: BATCH }, (_, i) => event(now, { event_id: `b${batch}-e${i}` })),
+  });
 }
 
 /** Sends batches from CLIENTS loops until stopped; returns the ids of batches answered 200. */

@@ -2,7 +2,7 @@
 // is not a batch, C3 statuses per event in request order, C4 rules, C11 storage of what was accepted, and
 // C7 test mode giving the same answers while storing nothing. event_time is shifted to the fake clock where
 // it is a plausible time in seconds; deliberate time mistakes (milliseconds, 1970 values, strings) are kept.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { A, T } from './support/fixtures.js';
@@ -87,7 +87,8 @@ describe.skipIf(!present)('integrator payload corpus, end to end', () => {
       const path = `/v5/ad_accounts/${A}/events`;
       const body = load(file, h.nowS());
       const test = await h.call('POST', `${path}?test=true`, { token: T.convA, body });
-      const before = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin })).body.items.length;
+      const before = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin }))
+        .body.items.length;
       expect(before).toBe(0); // test mode stored nothing
       const live = await h.call('POST', path, { token: T.convA, body });
       if (expected === 400) {
@@ -111,13 +112,15 @@ describe.skipIf(!present)('integrator payload corpus, end to end', () => {
       expect(test.body).toEqual(live.body);
 
       // C11: the processed events are stored as accepted; raw personal data never is (C4).
-      const stored = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin })).body.items;
+      const stored = (await h.call('GET', `/admin/events?ad_account_id=${A}&limit=1000`, { token: T.admin }))
+        .body.items;
       expect(stored).toHaveLength(live.body.num_events_processed);
       for (const s of stored) {
         const ud = (s.event.user_data ?? {}) as Json;
         for (const k of HASHED)
           for (const v of (ud[k] as unknown[] | undefined) ?? []) expect(String(v)).toMatch(/^[0-9a-f]{64}$/);
-        if (s.event.custom_data?.opt_out_type !== undefined) expect(s.event.custom_data.opt_out_type).toBe('ldp');
+        if (s.event.custom_data?.opt_out_type !== undefined)
+          expect(s.event.custom_data.opt_out_type).toBe('ldp');
       }
     });
   }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { A, B, T, event } from './support/fixtures.js';
+import { A, B, event, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
 let h: Harness;
@@ -54,10 +54,15 @@ describe('C12 admin API', () => {
     const hh = await startHarness();
     try {
       const t0 = hh.nowS();
-      await hh.send(A, T.convA, [event(t0, { event_id: 'p1' }), event(t0, { event_id: 'p2', event_name: 'lead' })]);
+      await hh.send(A, T.convA, [
+        event(t0, { event_id: 'p1' }),
+        event(t0, { event_id: 'p2', event_name: 'lead' }),
+      ]);
       hh.clock.advance(10_000);
       await hh.send(A, T.convA, [event(hh.nowS(), { event_id: 'p3' })]);
-      await hh.send(B, T.convB, [event(hh.nowS(), { event_id: 'p4', custom_data: { currency: 'EUR', value: '3.00' } })]);
+      await hh.send(B, T.convB, [
+        event(hh.nowS(), { event_id: 'p4', custom_data: { currency: 'EUR', value: '3.00' } }),
+      ]);
       const list = async (q: string) => (await hh.call('GET', `/admin/events${q}`, { token: T.admin })).body;
       const ids = (b: { items: { event_id: string }[] }) => b.items.map((i) => i.event_id);
       expect(ids(await list(''))).toEqual(['p4', 'p3', 'p2', 'p1']);
@@ -74,7 +79,9 @@ describe('C12 admin API', () => {
       const bad = await hh.call('GET', '/admin/events?limit=0&cursor=zzz', { token: T.admin });
       expect(bad.status).toBe(400);
       expect(bad.body.details[0].path).toBe('query.limit');
-      expect((await hh.call('GET', '/admin/events?cursor=zzz', { token: T.admin })).body.details[0].path).toBe('query.cursor');
+      expect(
+        (await hh.call('GET', '/admin/events?cursor=zzz', { token: T.admin })).body.details[0].path,
+      ).toBe('query.cursor');
     } finally {
       await hh.close();
     }
@@ -90,15 +97,24 @@ describe('C12 admin API', () => {
   test('reset deletes events, dedup state and counters; keeps tokens and custom event types', async () => {
     const hh = await startHarness();
     try {
-      await hh.call('POST', `/v5/ad_accounts/${A}/custom_event_types`, { token: T.oauthStd, body: { name: 'keep_me', mapped_event_name: 'lead' } });
+      await hh.call('POST', `/v5/ad_accounts/${A}/custom_event_types`, {
+        token: T.oauthStd,
+        body: { name: 'keep_me', mapped_event_name: 'lead' },
+      });
       const e = event(hh.nowS(), { event_id: 'r1' });
       await hh.send(A, T.convA, [e, event(hh.nowS(), { event_name: 'nope' })]);
       expect((await hh.call('POST', '/admin/reset', { token: T.admin })).status).toBe(204);
       expect((await hh.call('GET', '/admin/events', { token: T.admin })).body.items).toEqual([]);
-      expect((await hh.call('GET', `/admin/reports/${A}`, { token: T.admin })).body).toEqual({ ad_account_id: A, stored: [], failed: [] });
+      expect((await hh.call('GET', `/admin/reports/${A}`, { token: T.admin })).body).toEqual({
+        ad_account_id: A,
+        stored: [],
+        failed: [],
+      });
       const again = await hh.send(A, T.convA, [e]);
       expect(again.body.events[0].warning_message).toBeNull();
-      expect((await hh.call('GET', `/v5/ad_accounts/${A}/custom_event_types`, { token: T.oauthStd })).body.items).toHaveLength(1);
+      expect(
+        (await hh.call('GET', `/v5/ad_accounts/${A}/custom_event_types`, { token: T.oauthStd })).body.items,
+      ).toHaveLength(1);
     } finally {
       await hh.close();
     }

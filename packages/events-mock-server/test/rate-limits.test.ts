@@ -2,8 +2,8 @@
 import { LIMITS, RATE_LIMITS } from '@org/events-types';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { SlidingLog } from '../src/index.js';
-import { A, B, T, event } from './support/fixtures.js';
-import { type Harness, T0, startHarness } from './support/server.js';
+import { A, B, event, T } from './support/fixtures.js';
+import { type Harness, startHarness, T0 } from './support/server.js';
 
 const universalStd = RATE_LIMITS.universal.standard; // 100 per second per user per app
 const universalTrial = RATE_LIMITS.universal.trial; // 1000 per day per app
@@ -21,7 +21,10 @@ describe('SlidingLog (unit): no window ever admits more than its limit', () => {
 
   test('random traffic: every window of the admitted times holds at most the limit, and nothing is refused needlessly', () => {
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let round = 0; round < 10; round++) {
       const limit = 1 + Math.floor(rnd() * 20);
       const window = 100 + Math.floor(rnd() * 1000);
@@ -48,7 +51,8 @@ describe('over HTTP, with a fake clock', () => {
   afterEach(() => h.close());
 
   const at = (ms: number) => h.clock.set(T0 + ms);
-  const oauthSend = (token: string = T.oauthStd, account = A, query = '') => h.send(account, token, [event(h.nowS())], query);
+  const oauthSend = (token: string = T.oauthStd, account = A, query = '') =>
+    h.send(account, token, [event(h.nowS())], query);
 
   test(`standard tier: ${universalStd.limit} at t=0.999 s, then ${universalStd.limit} more at t=1.001 s are all refused`, async () => {
     at(999);
@@ -69,7 +73,9 @@ describe('over HTTP, with a fake clock', () => {
   test('headers: `N, N;w=SECONDS`, remaining counts down, reset in seconds (C9, seed 8 rule 3)', async () => {
     at(0);
     const r1 = await oauthSend();
-    expect(r1.headers.get('x-ratelimit-limit')).toBe(`${universalStd.limit}, ${universalStd.limit};w=${universalStd.window}`);
+    expect(r1.headers.get('x-ratelimit-limit')).toBe(
+      `${universalStd.limit}, ${universalStd.limit};w=${universalStd.window}`,
+    );
     expect(r1.headers.get('x-ratelimit-remaining')).toBe(String(universalStd.limit - 1));
     expect(r1.headers.get('x-ratelimit-reset')).toBe('1');
     const r2 = await oauthSend();
@@ -80,11 +86,15 @@ describe('over HTTP, with a fake clock', () => {
     at(0);
     const r = await oauthSend(T.oauthTrial);
     expect(r.status).toBe(200);
-    expect(r.headers.get('x-ratelimit-limit')).toBe(`${universalTrial.limit}, ${universalTrial.limit};w=${universalTrial.window}`);
+    expect(r.headers.get('x-ratelimit-limit')).toBe(
+      `${universalTrial.limit}, ${universalTrial.limit};w=${universalTrial.window}`,
+    );
     expect(r.headers.get('x-ratelimit-remaining')).toBe(String(universalTrial.limit - 1));
     expect(r.headers.get('x-ratelimit-reset')).toBe(String(universalTrial.window));
     at(3_600_000);
-    expect((await oauthSend(T.oauthTrial)).headers.get('x-ratelimit-reset')).toBe(String(universalTrial.window - 3600));
+    expect((await oauthSend(T.oauthTrial)).headers.get('x-ratelimit-reset')).toBe(
+      String(universalTrial.window - 3600),
+    );
   });
 
   test('test requests: the 10/s limit is tighter and is reported and enforced', async () => {
@@ -92,7 +102,9 @@ describe('over HTTP, with a fake clock', () => {
     for (let i = 0; i < testLimit.limit; i++) {
       const r = await oauthSend(T.oauthStd, A, '?test=true');
       expect(r.status).toBe(200);
-      expect(r.headers.get('x-ratelimit-limit')).toBe(`${testLimit.limit}, ${testLimit.limit};w=${testLimit.window}`);
+      expect(r.headers.get('x-ratelimit-limit')).toBe(
+        `${testLimit.limit}, ${testLimit.limit};w=${testLimit.window}`,
+      );
       expect(r.headers.get('x-ratelimit-remaining')).toBe(String(testLimit.limit - 1 - i));
     }
     const refused = await oauthSend(T.oauthStd, A, '?test=true');
@@ -105,7 +117,8 @@ describe('over HTTP, with a fake clock', () => {
   test('a 429 counts nothing: after the window, exactly the limit is admitted again', async () => {
     at(0);
     for (let i = 0; i < testLimit.limit; i++) await h.send(A, T.convA, [event(h.nowS())], '?test=true');
-    for (let i = 0; i < 5; i++) expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(429);
+    for (let i = 0; i < 5; i++)
+      expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(429);
     at(1000);
     for (let i = 0; i < testLimit.limit; i++)
       expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(200);
@@ -141,11 +154,17 @@ describe('over HTTP, with a fake clock', () => {
     const path = `/v5/ad_accounts/${A}/events`;
     check(await oauthSend(), 200);
     check(await h.call('POST', path, { raw: '{bad', token: T.oauthStd }), 400);
-    check(await h.call('POST', `/v5/ad_accounts/${B}/events`, { body: { data: [] }, token: T.oauthStd }), 403);
+    check(
+      await h.call('POST', `/v5/ad_accounts/${B}/events`, { body: { data: [] }, token: T.oauthStd }),
+      403,
+    );
     check(await h.call('POST', '/v5/ad_accounts/123/events', { body: { data: [] }, token: T.oauthStd }), 404);
     check(await h.call('POST', path, { raw: 'x', contentType: 'text/plain', token: T.oauthStd }), 415);
     check(
-      await h.call('POST', path, { raw: Buffer.alloc(LIMITS.body_max_bytes.value + 1, 0x20), token: T.oauthStd }),
+      await h.call('POST', path, {
+        raw: Buffer.alloc(LIMITS.body_max_bytes.value + 1, 0x20),
+        token: T.oauthStd,
+      }),
       413,
     );
     check(await h.call('GET', `/v5/ad_accounts/${A}/custom_event_types`, { token: T.oauthStd }), 200);
@@ -155,7 +174,8 @@ describe('over HTTP, with a fake clock', () => {
 
   test('requests answered before the rate-limit row (403, 404, 415) do not count against it', async () => {
     at(0);
-    for (let i = 0; i < 20; i++) await h.call('POST', `/v5/ad_accounts/${B}/events`, { body: { data: [] }, token: T.oauthStd });
+    for (let i = 0; i < 20; i++)
+      await h.call('POST', `/v5/ad_accounts/${B}/events`, { body: { data: [] }, token: T.oauthStd });
     const r = await oauthSend();
     expect(r.headers.get('x-ratelimit-remaining')).toBe(String(universalStd.limit - 1));
   });

@@ -1,7 +1,7 @@
 // C2: request-level outcomes, checked in the order of the table; the first that applies answers.
 import { LIMITS, REQUEST_ERRORS } from '@org/events-types';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { A, B, C, T, event } from './support/fixtures.js';
+import { A, B, C, event, T } from './support/fixtures.js';
 import { type Harness, type Reply, startHarness } from './support/server.js';
 
 const row = (key: (typeof REQUEST_ERRORS)[number]['key']) => REQUEST_ERRORS.find((r) => r.key === key)!;
@@ -69,36 +69,67 @@ describe('C2 row order', () => {
   });
 
   test('401: missing, malformed, unknown and revoked tokens; before 404', async () => {
-    expectRow(await h.call('POST', events('999'), { body: { data: [] } }), 'unauthorized', 'headers.authorization');
-    const malformed = await h.call('POST', events(A), { body: { data: [] }, headers: { authorization: `Token ${T.convA}` } });
+    expectRow(
+      await h.call('POST', events('999'), { body: { data: [] } }),
+      'unauthorized',
+      'headers.authorization',
+    );
+    const malformed = await h.call('POST', events(A), {
+      body: { data: [] },
+      headers: { authorization: `Token ${T.convA}` },
+    });
     expectRow(malformed, 'unauthorized');
     expect(malformed.body.details[0].problem).toContain('Bearer');
-    expectRow(await h.call('POST', events('999'), { body: { data: [] }, token: 'not-a-token-of-this-server' }), 'unauthorized');
-    expectRow(await h.call('POST', events(A), { body: { data: [event(h.nowS())] }, token: T.revoked }), 'unauthorized');
+    expectRow(
+      await h.call('POST', events('999'), { body: { data: [] }, token: 'not-a-token-of-this-server' }),
+      'unauthorized',
+    );
+    expectRow(
+      await h.call('POST', events(A), { body: { data: [event(h.nowS())] }, token: T.revoked }),
+      'unauthorized',
+    );
     // The admin token is not a token of the API.
     expectRow(await h.call('POST', events(A), { body: { data: [] }, token: T.admin }), 'unauthorized');
   });
 
   test('a 401 never echoes the token', async () => {
-    const r = await h.call('POST', events(A), { body: { data: [] }, token: 'secret-looking-token-value-123' });
+    const r = await h.call('POST', events(A), {
+      body: { data: [] },
+      token: 'secret-looking-token-value-123',
+    });
     expect(r.text).not.toContain('secret-looking-token-value-123');
   });
 
   test('404: valid token, unknown or malformed ad account; before 403', async () => {
     const r = await h.call('POST', events('999999999999'), { body: { data: [] }, token: T.convA });
     expectRow(r, 'ad_account_not_found', 'path.ad_account_id');
-    expectRow(await h.call('POST', events('12ab'), { body: { data: [] }, token: T.oauthStd }), 'ad_account_not_found');
-    expectRow(await h.call('POST', events('1234567890123456789'), { body: { data: [] }, token: T.oauthStd }), 'ad_account_not_found');
+    expectRow(
+      await h.call('POST', events('12ab'), { body: { data: [] }, token: T.oauthStd }),
+      'ad_account_not_found',
+    );
+    expectRow(
+      await h.call('POST', events('1234567890123456789'), { body: { data: [] }, token: T.oauthStd }),
+      'ad_account_not_found',
+    );
   });
 
   test('403: a conversion token of another account, an OAuth token without ads:write, a user without a role', async () => {
     const other = await h.call('POST', events(B), { body: { data: [event(h.nowS())] }, token: T.convA });
     expectRow(other, 'forbidden', 'path.ad_account_id');
-    const scope = await h.call('POST', events(A), { body: { data: [event(h.nowS())] }, token: T.oauthReadOnly });
+    const scope = await h.call('POST', events(A), {
+      body: { data: [event(h.nowS())] },
+      token: T.oauthReadOnly,
+    });
     expectRow(scope, 'forbidden');
     expect(scope.body.details[0].problem).toContain('ads:write');
-    expectRow(await h.call('POST', events(A), { body: { data: [event(h.nowS())] }, token: T.oauthBob }), 'forbidden');
-    expectRow(await h.call('POST', events(C), { body: { data: [event(h.nowS())] }, token: T.oauthStd }), 'forbidden');
+    expectRow(
+      await h.call('POST', events(A), { body: { data: [event(h.nowS())] }, token: T.oauthBob }),
+      'forbidden',
+    );
+    expectRow(
+      await h.call('POST', events(C), { body: { data: [event(h.nowS())] }, token: T.oauthStd }),
+      'forbidden',
+    );
   });
 
   test('403 comes before 429 and 400', async () => {
@@ -114,7 +145,9 @@ describe('C2 row order', () => {
     expectRow(await send('{}'), 'invalid_request', 'data');
     expectRow(await send('{"data": {}}'), 'invalid_request', 'data');
     expectRow(await send('{"data": []}'), 'invalid_request', 'data');
-    const tooMany = JSON.stringify({ data: Array.from({ length: LIMITS.batch_max_events.value + 1 }, () => event(h.nowS())) });
+    const tooMany = JSON.stringify({
+      data: Array.from({ length: LIMITS.batch_max_events.value + 1 }, () => event(h.nowS())),
+    });
     expectRow(await send(tooMany), 'invalid_request', 'data');
     expectRow(await send(JSON.stringify({ data: [event(h.nowS())], extra: 1 })), 'invalid_request');
     const good = JSON.stringify({ data: [event(h.nowS())] });
@@ -142,7 +175,8 @@ describe('429 before 400 (C2 row 6 before row 7)', () => {
     const hh = await startHarness();
     try {
       // Test requests: 10 per second per app; a conversion token is an app of its own (C7).
-      for (let i = 0; i < 10; i++) expect((await hh.send(A, T.convA, [event(hh.nowS())], '?test=true')).status).toBe(200);
+      for (let i = 0; i < 10; i++)
+        expect((await hh.send(A, T.convA, [event(hh.nowS())], '?test=true')).status).toBe(200);
       const r = await hh.call('POST', `${events(A)}?test=true`, { raw: '{broken', token: T.convA });
       expectRow(r, 'rate_limited');
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { type BatchWrite, SqliteStore, type Store } from '../src/index.js';
-import { A, T, event } from './support/fixtures.js';
+import { A, event, T } from './support/fixtures.js';
 import { startHarness } from './support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-shutdown-'));
@@ -33,7 +33,10 @@ test('close() while a batch is being stored: the batch gets its 200 and is durab
     },
   }) as Store;
   const h = await startHarness({ store });
-  const inFlight = h.send(A, T.convA, [event(h.nowS(), { event_id: 'in-flight-1' }), event(h.nowS(), { event_id: 'in-flight-2' })]);
+  const inFlight = h.send(A, T.convA, [
+    event(h.nowS(), { event_id: 'in-flight-1' }),
+    event(h.nowS(), { event_id: 'in-flight-2' }),
+  ]);
   await started;
   let closed = false;
   const closing = h.close().then(() => {

@@ -2,10 +2,12 @@
 import { STANDARD_EVENT_NAME_TABLE } from '@org/events-types';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { SqliteStore } from '../src/index.js';
-import { A, T, event, sha256 } from './support/fixtures.js';
+import { A, event, sha256, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
-const usage = (name: string) => [...(STANDARD_EVENT_NAME_TABLE.find((e) => e.name === name)?.usableFor ?? [])];
+const usage = (name: string) => [
+  ...(STANDARD_EVENT_NAME_TABLE.find((e) => e.name === name)?.usableFor ?? []),
+];
 
 describe('C11 what is stored', () => {
   let h: Harness;
@@ -22,7 +24,8 @@ describe('C11 what is stored', () => {
         em: [sha256('a@example.com'), 'raw@example.com'],
         fn: [sha256('jane')],
         client_ip_address: '203.0.113.5',
-        client_user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+        client_user_agent:
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
       },
     });
     const r = await h.send(A, T.convA, [e, event(h.nowS(), { event_id: 'acc-2', event_name: 'subscribe' })]);
@@ -47,13 +50,52 @@ describe('C11 what is stored', () => {
 
   test('failed events are counted per account, event name and reason code, and not stored', async () => {
     const bad = event(h.nowS(), { event_name: 'subscription', event_id: 'f-1' });
-    const r = await h.send(A, T.convA, [bad, { ...bad, event_id: 'f-2' }, event(h.nowS(), { event_id: 'ok-1' })]);
+    const r = await h.send(A, T.convA, [
+      bad,
+      { ...bad, event_id: 'f-2' },
+      event(h.nowS(), { event_id: 'ok-1' }),
+    ]);
     expect(r.body.num_events_processed).toBe(1);
     const items = (await h.call('GET', '/admin/events', { token: T.admin })).body.items;
     expect(items.map((i: { event_id: string }) => i.event_id)).toEqual(['ok-1']);
     const rep = (await h.call('GET', `/admin/reports/${A}`, { token: T.admin })).body;
     expect(rep.failed).toEqual([{ event_name: 'subscription', code: 'invalid_event_name', count: 2 }]);
-    expect(rep.stored).toEqual([{ event_name: 'checkout', usage: usage('checkout'), processed: 1, duplicates: 0 }]);
+    expect(rep.stored).toEqual([
+      { event_name: 'checkout', usage: usage('checkout'), processed: 1, duplicates: 0 },
+    ]);
+  });
+});
+
+describe('C11 group commit keeps each batch all-or-nothing', () => {
+  test('batches committed together: a failing one rolls back alone, the others are stored whole', async () => {
+    const store = new SqliteStore({ path: ':memory:' });
+    const batch = (tag: string, n: number, bad = false) => ({
+      adAccountId: A,
+      requestId: tag,
+      receivedAt: 1_000,
+      dedupSince: 0,
+      failures: [],
+      events: Array.from({ length: n }, (_, i) => ({
+        index: i,
+        eventName: 'checkout',
+        eventId: `${tag}-${i}`,
+        eventTime: 1,
+        usage: ['conversion_reporting'],
+        // NOT NULL violation on the last event of the bad batch, after its other rows were written.
+        json: bad && i === n - 1 ? (null as unknown as string) : '{}',
+      })),
+    });
+    const results = await Promise.allSettled([
+      store.commitBatch(batch('a', 100)),
+      store.commitBatch(batch('b', 100, true)),
+      store.commitBatch(batch('c', 100)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const page = await store.listEvents({ limit: 1000 });
+    const byBatch = new Map<string, number>();
+    for (const e of page.items) byBatch.set(e.requestId, (byBatch.get(e.requestId) ?? 0) + 1);
+    expect(Object.fromEntries(byBatch)).toEqual({ a: 100, c: 100 });
+    await store.close();
   });
 });
 
@@ -63,7 +105,10 @@ describe('C2 row 503: storage unavailable', () => {
     const h = await startHarness({ store });
     try {
       store.database.pragma('query_only = ON');
-      const r = await h.send(A, T.convA, [event(h.nowS(), { event_id: 's-1' }), event(h.nowS(), { event_id: 's-2' })]);
+      const r = await h.send(A, T.convA, [
+        event(h.nowS(), { event_id: 's-1' }),
+        event(h.nowS(), { event_id: 's-2' }),
+      ]);
       expect(r.status).toBe(503);
       expect(r.body.code).toBe(4197);
       expect(r.body.details[0].path).toBe('storage');

@@ -1,5 +1,5 @@
 import type { ROUTES } from '../generated/routes.gen.js';
-import { RequestError, detail, received, requestError } from '../http/request-error.js';
+import { detail, RequestError, received, requestError } from '../http/request-error.js';
 import type { AdAccountRecord, AuthFailure, Directory, Principal } from './directory.js';
 
 type Route = (typeof ROUTES)[keyof typeof ROUTES];
@@ -41,11 +41,13 @@ export function authorizeAccountRoute(
   // The admin token is the operator's (C12), not a token of the API: for the API it does not exist.
   if (auth.kind === 'admin') throw unauthorized('token_unknown');
 
-  const pattern = (route.pathParams as Partial<Record<string, { pattern: string | null }>>).ad_account_id?.pattern;
+  const pattern = (route.pathParams as Partial<Record<string, { pattern: string | null }>>).ad_account_id
+    ?.pattern;
   if (pattern && !new RegExp(pattern).test(adAccountId))
     throw requestError('ad_account_id_invalid', 'path.ad_account_id', { received: received(adAccountId) });
   const account = directory.accounts.get(adAccountId);
-  if (!account) throw requestError('ad_account_unknown', 'path.ad_account_id', { received: received(adAccountId) });
+  if (!account)
+    throw requestError('ad_account_unknown', 'path.ad_account_id', { received: received(adAccountId) });
 
   if (!satisfied(route, auth)) {
     const kinds = route.security.map((alt) => SCHEME_KIND[alt.scheme]);
@@ -68,5 +70,6 @@ export function authorizeAccountRoute(
 
 /** The admin API of C12: only the admin token passes; anything else is 401 with an admin-specific detail. */
 export function authorizeAdmin(auth: Principal | AuthFailure | null): void {
-  if (auth === null || typeof auth === 'string' || auth.kind !== 'admin') throw requestError('admin_token_invalid', 'headers.authorization', {});
+  if (auth === null || typeof auth === 'string' || auth.kind !== 'admin')
+    throw requestError('admin_token_invalid', 'headers.authorization', {});
 }

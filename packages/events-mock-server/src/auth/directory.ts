@@ -79,8 +79,8 @@ export class Directory {
       else this.#tokens.set(k, [t]);
     }
     const reach = (user: string, account: string) => {
-      let s = this.#reach.get(user);
-      if (!s) this.#reach.set(user, (s = new Set()));
+      const s = this.#reach.get(user) ?? new Set<string>();
+      this.#reach.set(user, s);
       s.add(account);
     };
     for (const a of data.accounts) if (a.ownerUserId) reach(a.ownerUserId, a.id);
@@ -100,7 +100,8 @@ export class Directory {
     const t = candidates?.find((c) => sameDigest(c.sha256, digest));
     if (!t || t.revoked) return 'token_unknown';
     if (t.kind === 'admin') return { kind: 'admin', tokenId: t.id };
-    if (t.kind === 'conversion') return { kind: 'conversion', tokenId: t.id, adAccountId: t.adAccountId as string };
+    if (t.kind === 'conversion')
+      return { kind: 'conversion', tokenId: t.id, adAccountId: t.adAccountId as string };
     const app = this.apps.get(t.appId as string);
     if (!app) return 'token_unknown';
     return { kind: 'oauth', tokenId: t.id, userId: t.userId as string, app, scopes: new Set(t.scopes) };

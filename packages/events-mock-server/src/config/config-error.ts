@@ -22,7 +22,9 @@ export class ConfigError extends Error {
       const where = i.line !== undefined ? `${file}:${i.line}:${i.column ?? 1}` : file;
       return `  ${where} ${formatPath(i.path)}: ${i.problem}`;
     });
-    super(`invalid config ${file} (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${lines.join('\n')}`);
+    super(
+      `invalid config ${file} (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
+    );
     this.name = 'ConfigError';
     this.file = file;
     this.issues = issues;

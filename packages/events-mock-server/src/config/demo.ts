@@ -30,7 +30,12 @@ export function demoConfig(): { raw: Record<string, unknown>; credentials: DemoC
     apps: [{ id: '1000001', name: 'Demo app', tier: 'standard' }],
     users: [{ id: 'demo-user', name: 'Demo user' }],
     tokens: [
-      { id: 'demo-conversion', kind: 'conversion', token: credentials.conversionToken, ad_account: DEMO_AD_ACCOUNT },
+      {
+        id: 'demo-conversion',
+        kind: 'conversion',
+        token: credentials.conversionToken,
+        ad_account: DEMO_AD_ACCOUNT,
+      },
       {
         id: 'demo-oauth',
         kind: 'oauth',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LineCounter, isNode, parseDocument } from 'yaml';
+import { isNode, LineCounter, parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from './config-error.js';
 import { type ServerConfig, validateConfig } from './validate.js';
 
@@ -14,7 +14,9 @@ export function loadConfigFile(file: string): ServerConfig {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (e) {
-    throw new ConfigError(abs, [{ path: [], problem: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new ConfigError(abs, [
+      { path: [], problem: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+    ]);
   }
   return parseConfigText(text, abs);
 }
@@ -28,7 +30,12 @@ export function parseConfigText(text: string, file: string): ServerConfig {
       file,
       doc.errors.map((e) => {
         const pos = lineCounter.linePos(e.pos[0]);
-        return { path: [], problem: `not valid YAML: ${e.message.split('\n')[0]}`, line: pos.line, column: pos.col };
+        return {
+          path: [],
+          problem: `not valid YAML: ${e.message.split('\n')[0]}`,
+          line: pos.line,
+          column: pos.col,
+        };
       }),
     );
   }

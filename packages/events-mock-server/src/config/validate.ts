@@ -72,7 +72,12 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
     if (seen.has(id)) bad(path, `duplicate ${what} id ${JSON.stringify(id)}`);
     seen.add(id);
   };
-  const secret = (o: Record<string, unknown>, path: Path, plainKey: string, hashKey: string): Buffer | undefined => {
+  const secret = (
+    o: Record<string, unknown>,
+    path: Path,
+    plainKey: string,
+    hashKey: string,
+  ): Buffer | undefined => {
     const plain = o[plainKey];
     const hash = o[hashKey];
     if (plain !== undefined && hash !== undefined) {
@@ -100,7 +105,21 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
 
   const root = obj(raw, []);
   if (!root) return { issues };
-  keys(root, [], ['admin_token', 'admin_token_sha256', 'ad_accounts', 'apps', 'users', 'tokens', 'server', 'storage', 'log_level']);
+  keys(
+    root,
+    [],
+    [
+      'admin_token',
+      'admin_token_sha256',
+      'ad_accounts',
+      'apps',
+      'users',
+      'tokens',
+      'server',
+      'storage',
+      'log_level',
+    ],
+  );
 
   const directory: DirectoryData = { accounts: [], apps: [], users: [], tokens: [] };
 
@@ -111,12 +130,18 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
     if (!a) return;
     keys(a, path, ['id', 'name', 'currency', 'owner']);
     const id = str(a, 'id', path);
-    if (id !== undefined && !AD_ACCOUNT_ID.test(id)) bad([...path, 'id'], `must match ${AD_ACCOUNT_ID.source} (C1); received ${JSON.stringify(id)}`);
+    if (id !== undefined && !AD_ACCOUNT_ID.test(id))
+      bad([...path, 'id'], `must match ${AD_ACCOUNT_ID.source} (C1); received ${JSON.stringify(id)}`);
     unique(accountIds, id, [...path, 'id'], 'ad account');
     const currency = str(a, 'currency', path, false) ?? 'USD';
-    if (!CURRENCIES.has(currency)) bad([...path, 'currency'], `must be an ISO-4217 code such as USD; received ${JSON.stringify(currency)}`);
+    if (!CURRENCIES.has(currency))
+      bad(
+        [...path, 'currency'],
+        `must be an ISO-4217 code such as USD; received ${JSON.stringify(currency)}`,
+      );
     const owner = str(a, 'owner', path, false) ?? null;
-    if (id !== undefined) directory.accounts.push({ id, name: str(a, 'name', path, false) ?? id, currency, ownerUserId: owner });
+    if (id !== undefined)
+      directory.accounts.push({ id, name: str(a, 'name', path, false) ?? id, currency, ownerUserId: owner });
   });
   if (directory.accounts.length === 0 && !issues.some((i) => i.path[0] === 'ad_accounts'))
     bad(['ad_accounts'], 'must hold at least one ad account');
@@ -132,7 +157,12 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
     const tier = str(a, 'tier', path, false) ?? 'standard';
     if (!(ACCESS_TIERS as readonly string[]).includes(tier))
       bad([...path, 'tier'], `must be one of ${ACCESS_TIERS.join(', ')}; received ${JSON.stringify(tier)}`);
-    if (id !== undefined) directory.apps.push({ id, name: str(a, 'name', path, false) ?? id, tier: tier as 'trial' | 'standard' });
+    if (id !== undefined)
+      directory.apps.push({
+        id,
+        name: str(a, 'name', path, false) ?? id,
+        tier: tier as 'trial' | 'standard',
+      });
   });
 
   const userIds = new Set<string>();
@@ -150,8 +180,10 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
       if (!r) return;
       keys(r, rp, ['ad_account', 'role']);
       const account = str(r, 'ad_account', rp);
-      if (account !== undefined && !accountIds.has(account)) bad([...rp, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
-      if (account !== undefined) roles.push({ adAccountId: account, role: str(r, 'role', rp, false) ?? 'owner' });
+      if (account !== undefined && !accountIds.has(account))
+        bad([...rp, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
+      if (account !== undefined)
+        roles.push({ adAccountId: account, role: str(r, 'role', rp, false) ?? 'owner' });
     });
     if (id !== undefined) directory.users.push({ id, name: str(u, 'name', path, false) ?? id, roles });
   });
@@ -177,20 +209,36 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
     const id = str(t, 'id', path, false) ?? `tokens[${i}]`;
     unique(tokenIds, id, [...path, 'id'], 'token');
     const revoked = t.revoked ?? false;
-    if (typeof revoked !== 'boolean') bad([...path, 'revoked'], `must be true or false; received ${describe(revoked)}`);
+    if (typeof revoked !== 'boolean')
+      bad([...path, 'revoked'], `must be true or false; received ${describe(revoked)}`);
     if (kind === 'conversion') {
       keys(t, path, [...common, 'ad_account']);
       const account = str(t, 'ad_account', path);
-      if (account !== undefined && !accountIds.has(account)) bad([...path, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
+      if (account !== undefined && !accountIds.has(account))
+        bad([...path, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
       const sha256 = secret(t, path, 'token', 'sha256');
       if (sha256 && account !== undefined)
-        addToken({ id, kind, sha256, adAccountId: account, userId: null, appId: null, scopes: [], revoked: revoked === true }, path);
+        addToken(
+          {
+            id,
+            kind,
+            sha256,
+            adAccountId: account,
+            userId: null,
+            appId: null,
+            scopes: [],
+            revoked: revoked === true,
+          },
+          path,
+        );
     } else if (kind === 'oauth') {
       keys(t, path, [...common, 'user', 'app', 'scopes']);
       const user = str(t, 'user', path);
-      if (user !== undefined && !userIds.has(user)) bad([...path, 'user'], `names no user of users: ${JSON.stringify(user)}`);
+      if (user !== undefined && !userIds.has(user))
+        bad([...path, 'user'], `names no user of users: ${JSON.stringify(user)}`);
       const app = str(t, 'app', path);
-      if (app !== undefined && !appIds.has(app)) bad([...path, 'app'], `names no app of apps: ${JSON.stringify(app)}`);
+      if (app !== undefined && !appIds.has(app))
+        bad([...path, 'app'], `names no app of apps: ${JSON.stringify(app)}`);
       const scopes: string[] = [];
       list(t, 'scopes', path, true).forEach((s, j) => {
         if (typeof s === 'string' && SCOPES.includes(s)) scopes.push(s);
@@ -198,7 +246,19 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
       });
       const sha256 = secret(t, path, 'token', 'sha256');
       if (sha256 && user !== undefined && app !== undefined)
-        addToken({ id, kind, sha256, adAccountId: null, userId: user, appId: app, scopes, revoked: revoked === true }, path);
+        addToken(
+          {
+            id,
+            kind,
+            sha256,
+            adAccountId: null,
+            userId: user,
+            appId: app,
+            scopes,
+            revoked: revoked === true,
+          },
+          path,
+        );
     } else if (kind !== undefined) {
       bad([...path, 'kind'], `must be conversion or oauth; received ${JSON.stringify(kind)}`);
     }
@@ -206,7 +266,20 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
 
   if (root.admin_token !== undefined || root.admin_token_sha256 !== undefined) {
     const sha256 = secret(root, [], 'admin_token', 'admin_token_sha256');
-    if (sha256) addToken({ id: 'admin', kind: 'admin', sha256, adAccountId: null, userId: null, appId: null, scopes: [], revoked: false }, ['admin_token']);
+    if (sha256)
+      addToken(
+        {
+          id: 'admin',
+          kind: 'admin',
+          sha256,
+          adAccountId: null,
+          userId: null,
+          appId: null,
+          scopes: [],
+          revoked: false,
+        },
+        ['admin_token'],
+      );
   }
 
   const server: ServerConfig['server'] = {};
@@ -217,7 +290,8 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
       const host = str(s, 'host', ['server'], false);
       if (host !== undefined) server.host = host;
       if (s.port !== undefined) {
-        if (typeof s.port === 'number' && Number.isInteger(s.port) && s.port >= 0 && s.port <= 65535) server.port = s.port;
+        if (typeof s.port === 'number' && Number.isInteger(s.port) && s.port >= 0 && s.port <= 65535)
+          server.port = s.port;
         else bad(['server', 'port'], `must be an integer from 0 to 65535; received ${describe(s.port)}`);
       }
     }
@@ -233,7 +307,11 @@ export function validateConfig(raw: unknown): { config?: ServerConfig; issues: C
       if (sync !== undefined) {
         const up = sync.toUpperCase();
         if ((SYNC_LEVELS as readonly string[]).includes(up)) storage.synchronous = up as SynchronousLevel;
-        else bad(['storage', 'synchronous'], `must be one of ${SYNC_LEVELS.join(', ')}; received ${JSON.stringify(sync)}`);
+        else
+          bad(
+            ['storage', 'synchronous'],
+            `must be one of ${SYNC_LEVELS.join(', ')}; received ${JSON.stringify(sync)}`,
+          );
       }
     }
   }

@@ -40,14 +40,19 @@ export async function loadDocsSource(): Promise<DocsSource> {
 }
 
 function missing(reply: FastifyReply, what: string) {
-  return reply.code(404).send({ code: 2, message: 'Not found.', details: [{ path: what, problem: 'the docs are not built; run pnpm build' }] });
+  return reply.code(404).send({
+    code: 2,
+    message: 'Not found.',
+    details: [{ path: what, problem: 'the docs are not built; run pnpm build' }],
+  });
 }
 
 /** A small static file handler: only files under docsRoot, no directory listing, index.html for folders. */
 async function serveFile(root: string, rel: string, reply: FastifyReply) {
   const base = resolve(root);
   let file = resolve(base, `.${sep}${decodeURIComponent(rel)}`);
-  if (file !== base && !file.startsWith(base + sep)) return reply.code(404).send({ code: 2, message: 'Not found.' });
+  if (file !== base && !file.startsWith(base + sep))
+    return reply.code(404).send({ code: 2, message: 'Not found.' });
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
@@ -60,7 +65,9 @@ async function serveFile(root: string, rel: string, reply: FastifyReply) {
 export async function registerDocs(app: FastifyInstance, source?: DocsSource): Promise<void> {
   const docs = source ?? (await loadDocsSource());
   app.get('/openapi.yaml', async (_req, reply) =>
-    docs.openapiYaml ? reply.type('application/yaml; charset=utf-8').send(docs.openapiYaml) : missing(reply, '/openapi.yaml'),
+    docs.openapiYaml
+      ? reply.type('application/yaml; charset=utf-8').send(docs.openapiYaml)
+      : missing(reply, '/openapi.yaml'),
   );
   app.get('/docs', async (_req, reply) => reply.redirect('/docs/'));
   app.get('/docs/*', async (req, reply) => {

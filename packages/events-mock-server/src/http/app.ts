@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '@org/events-types';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthFailure, Principal } from '../auth/directory.js';
 import type { ServerContext } from '../context.js';
 import { type DocsSource, registerDocs } from '../docs/register-docs.js';
-import { ROUTES, type OperationId } from '../generated/routes.gen.js';
+import { type OperationId, ROUTES } from '../generated/routes.gen.js';
 import { adminHandlers } from '../ops/admin.js';
 import { healthHandlers } from '../ops/health.js';
 import { registerRawBodyParser } from './body.js';
@@ -76,7 +81,10 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
     ctx.metrics.duration.observe({ operation: op }, seconds);
     // One line per request: no headers, no body, so no token and no hashed identifier (C8).
-    req.log.info({ op, method: req.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    req.log.info(
+      { op, method: req.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
     done();
   });
 
@@ -86,24 +94,37 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
       re = requestError('body_too_large', 'body', { max: LIMITS.body_max_bytes.value });
     else if (err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
-      re = requestError('invalid_field', 'headers.content-length', { problem: 'does not match the length of the body' });
+      re = requestError('invalid_field', 'headers.content-length', {
+        problem: 'does not match the length of the body',
+      });
     else if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
       re = requestError('invalid_field', 'request', { problem: err.message });
     else {
       req.log.error({ err }, 'unexpected error');
       return reply.code(500).send({ code: 1, message: 'Internal error.' });
     }
-    if (re.status === 429) ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
-    if (re.status >= 500) req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'storage unavailable');
+    if (re.status === 429)
+      ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
+    if (re.status >= 500)
+      req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'storage unavailable');
     const op = req.routeOptions.config.operationId;
     const category = op ? ROUTES[op].rateLimitCategory : null;
-    if (category) peekRateLimitHeaders(ctx.limiter, req, reply, category, op === 'events/create' && readTestFlag(req.query).test);
+    if (category)
+      peekRateLimitHeaders(
+        ctx.limiter,
+        req,
+        reply,
+        category,
+        op === 'events/create' && readTestFlag(req.query).test,
+      );
     return reply.headers(re.headers).code(re.status).send(re.body);
   });
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
-    const re = new RequestError('not_found', [{ path: 'url', problem: `no endpoint ${req.method} ${path.slice(0, 200)}` }]);
+    const re = new RequestError('not_found', [
+      { path: 'url', problem: `no endpoint ${req.method} ${path.slice(0, 200)}` },
+    ]);
     reply.code(re.status).send(re.body);
   });
 

@@ -22,7 +22,8 @@ export function isJsonContentType(header: string | undefined): boolean {
 /** Row 415 of C2. */
 export function requireJson(req: FastifyRequest): void {
   const ct = req.headers['content-type'];
-  if (!isJsonContentType(ct)) throw requestError('content_type', 'headers.content-type', { received: ct ? received(ct) : 'nothing' });
+  if (!isJsonContentType(ct))
+    throw requestError('content_type', 'headers.content-type', { received: ct ? received(ct) : 'nothing' });
 }
 
 /** Parses the raw body as JSON; malformed JSON is row 400 of C2, with the parser's reason. */
@@ -32,6 +33,8 @@ export function parseJsonBody(req: FastifyRequest): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw requestError('json_malformed', 'body', { reason: text === '' ? 'the body is empty' : (e as Error).message });
+    throw requestError('json_malformed', 'body', {
+      reason: text === '' ? 'the body is empty' : (e as Error).message,
+    });
   }
 }

@@ -7,7 +7,7 @@ import type { CustomEventTypeRow } from '../store/store.js';
 import { parseJsonBody, requireJson } from './body.js';
 import { isStandardEventName } from './event-names.js';
 import { enforceRateLimit } from './rate-limit.js';
-import { type Detail, RequestError, detail, received, requestError } from './request-error.js';
+import { type Detail, detail, RequestError, received, requestError } from './request-error.js';
 import { withStore } from './storage.js';
 
 const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
@@ -22,16 +22,28 @@ function out(row: CustomEventTypeRow) {
 /** Row 400 of C2 for a create body: every problem of the body, each with its path. */
 function checkCreateBody(body: unknown): { name: string; mapped: string } {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw requestError('body_not_object', 'body', { received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body });
+    throw requestError('body_not_object', 'body', {
+      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
+    });
   const b = body as Record<string, unknown>;
   const problems: Detail[] = [];
   for (const k of Object.keys(b))
-    if (!BODY_KEYS.includes(k)) problems.push(detail('unknown_top_level_key', k, { allowed: BODY_KEYS.join(' and ') }));
+    if (!BODY_KEYS.includes(k))
+      problems.push(detail('unknown_top_level_key', k, { allowed: BODY_KEYS.join(' and ') }));
   const field = (path: string, problem: string) => problems.push(detail('invalid_field', path, { problem }));
   const { name, mapped_event_name: mapped } = b;
-  if (typeof name !== 'string') field('name', `is ${name === undefined ? 'missing' : 'not a string'}; send a name of letters, digits and underscore`);
-  else if (name.length > MAX_LENGTH) field('name', `is ${name.length} characters long; the most accepted is ${MAX_LENGTH}`);
-  else if (!NAME.test(name)) field('name', `must hold only letters, digits and underscore, 1 to ${MAX_LENGTH}; received ${received(name)}`);
+  if (typeof name !== 'string')
+    field(
+      'name',
+      `is ${name === undefined ? 'missing' : 'not a string'}; send a name of letters, digits and underscore`,
+    );
+  else if (name.length > MAX_LENGTH)
+    field('name', `is ${name.length} characters long; the most accepted is ${MAX_LENGTH}`);
+  else if (!NAME.test(name))
+    field(
+      'name',
+      `must hold only letters, digits and underscore, 1 to ${MAX_LENGTH}; received ${received(name)}`,
+    );
   else if (STANDARD_EVENT_NAMES.some((s) => s === name.toLowerCase()))
     field('name', `${name} is a standard event name; send it as event_name as it is, no registration needed`);
   if (typeof mapped !== 'string' || !isStandardEventName(mapped))
@@ -46,7 +58,12 @@ function checkCreateBody(body: unknown): { name: string; mapped: string } {
 /** The custom event types endpoints of C10 (OAuth with ads:write). */
 export function customEventTypeHandlers(ctx: ServerContext) {
   const guard = (req: FastifyRequest, reply: FastifyReply, r: (typeof ROUTES)[keyof typeof ROUTES]) => {
-    const { principal, account } = authorizeAccountRoute(r, req.auth, (req.params as { ad_account_id: string }).ad_account_id, ctx.directory);
+    const { principal, account } = authorizeAccountRoute(
+      r,
+      req.auth,
+      (req.params as { ad_account_id: string }).ad_account_id,
+      ctx.directory,
+    );
     enforceRateLimit(ctx.limiter, reply, r.rateLimitCategory, principal, account.id, false);
     return account;
   };
@@ -62,10 +79,18 @@ export function customEventTypeHandlers(ctx: ServerContext) {
       requireJson(req);
       const account = guard(req, reply, ROUTES['custom_event_types/create']);
       const { name, mapped } = checkCreateBody(parseJsonBody(req));
-      const row: CustomEventTypeRow = { name, mappedEventName: mapped, createdAt: Math.floor(ctx.clock.now() / 1000) };
-      const res = await withStore(ctx, () => ctx.store.createCustomEventType(account.id, row, MAX_PER_ACCOUNT));
+      const row: CustomEventTypeRow = {
+        name,
+        mappedEventName: mapped,
+        createdAt: Math.floor(ctx.clock.now() / 1000),
+      };
+      const res = await withStore(ctx, () =>
+        ctx.store.createCustomEventType(account.id, row, MAX_PER_ACCOUNT),
+      );
+      ctx.customTypes.invalidate(account.id);
       if (!res.ok) {
-        if (res.reason === 'exists') throw requestError('custom_event_type_exists', 'name', { received: res.existing ?? name });
+        if (res.reason === 'exists')
+          throw requestError('custom_event_type_exists', 'name', { received: res.existing ?? name });
         throw requestError('custom_event_type_cap', 'name', { max: MAX_PER_ACCOUNT });
       }
       reply.code(201);
@@ -75,8 +100,11 @@ export function customEventTypeHandlers(ctx: ServerContext) {
     'custom_event_types/delete': async (req: FastifyRequest, reply: FastifyReply) => {
       const account = guard(req, reply, ROUTES['custom_event_types/delete']);
       const name = (req.params as { name: string }).name;
-      const deleted = NAME.test(name) && (await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, name)));
-      if (!deleted) throw requestError('custom_event_type_unknown', 'path.name', { received: received(name) });
+      const deleted =
+        NAME.test(name) && (await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, name)));
+      ctx.customTypes.invalidate(account.id);
+      if (!deleted)
+        throw requestError('custom_event_type_unknown', 'path.name', { received: received(name) });
       return reply.code(204).send();
     },
   };

@@ -1,21 +1,20 @@
 import { LIMITS } from '@org/events-types';
-import { appendWarning, formatMessage, validateBatch } from '@org/events-validators';
+import { appendWarning, type EventProblems, formatMessage } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizeAccountRoute } from '../auth/authorize.js';
 import type { ServerContext } from '../context.js';
 import { ROUTES } from '../generated/routes.gen.js';
-import { type BatchWrite, type Earlier, type EventToStore, dedupKey } from '../store/store.js';
-import { parseJsonBody, requireJson } from './body.js';
+import type { Prepared } from '../pipeline/prepare.js';
+import { dedupKey, type Earlier, type EventToStore } from '../store/store.js';
+import { requireJson } from './body.js';
 import { AccountEventNames } from './event-names.js';
 import { enforceRateLimit } from './rate-limit.js';
-import { RequestError } from './request-error.js';
+import { RequestError, requestError } from './request-error.js';
 import { withStore } from './storage.js';
 import { readTestFlag } from './test-flag.js';
 
 const route = ROUTES['events/create'];
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
-/** Failed events are counted under their event_name; cut so junk names cannot grow the counters table. */
-const MAX_COUNTED_NAME = LIMITS.custom_event_name_max_length.value;
 
 /** The duplicate warning of C6: names the earlier event's source and event_time. */
 function duplicateMessage(e: Earlier): string {
@@ -26,60 +25,48 @@ function duplicateMessage(e: Earlier): string {
 /**
  * POST /v5/ad_accounts/{ad_account_id}/events. The request-level rows of C2 in order (413 is enforced while
  * reading the body, before this runs), then per-event rules through @org/events-validators (the same code
- * integrators run), dedup (C6), test mode (C7) and durable storage (C11) before the 200 of C3.
+ * integrators run; large bodies in a worker thread), dedup (C6), test mode (C7) and durable storage (C11)
+ * before the 200 of C3.
  */
 export function createEventsHandler(ctx: ServerContext) {
   return async function createEvents(req: FastifyRequest, reply: FastifyReply) {
     requireJson(req); // 415
     const params = req.params as { ad_account_id: string };
-    const { principal, account } = authorizeAccountRoute(route, req.auth, params.ad_account_id, ctx.directory); // 401, 404, 403
+    const { principal, account } = authorizeAccountRoute(
+      route,
+      req.auth,
+      params.ad_account_id,
+      ctx.directory,
+    ); // 401, 404, 403
     const flag = readTestFlag(req.query);
     enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, flag.test); // 429
     if (flag.problems.length) throw new RequestError('invalid_request', flag.problems); // 400
-    const body = parseJsonBody(req); // 400
 
-    const names = new AccountEventNames(await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id)));
+    const names = new AccountEventNames(await withStore(ctx, () => ctx.customTypes.get(account.id)));
     const now = ctx.clock.now();
-    const result = validateBatch(body, {
-      now: Math.floor(now / 1000),
-      currency: account.currency,
-      customEventNames: names.customNames(),
-    });
-    if (!result.ok) {
-      const { code, message, details } = result.error;
-      reply.code(result.status);
-      return details?.length ? { code, message, details } : { code, message };
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const validating = performance.now();
+    const prepared: Prepared = await ctx.validation.prepare(
+      raw,
+      { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
+      !flag.test,
+    );
+    ctx.metrics.validation.observe({ thread: ctx.validation.threadFor(raw.length) }, (performance.now() - validating) / 1000);
+    if (prepared.kind === 'json_error')
+      throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
+    if (prepared.kind === 'invalid') {
+      const { code, message, details } = prepared.error;
+      reply.code(prepared.status);
+      return details.length ? { code, message, details } : { code, message };
     }
-    const { response, accepted, problems } = result;
-    const data = (body as { data: unknown[] }).data;
+    const { response } = prepared;
     const mode = flag.test ? 'test' : 'live';
-    ctx.metrics.batchSize.observe(data.length);
+    ctx.metrics.batchSize.observe(response.num_events_received);
 
-    // Events to store, in request order; within-batch duplicates already carry the validators' warning.
-    const toStore: EventToStore[] = [];
-    const warned = new Set<number>();
-    const failures: BatchWrite['failures'][number][] = [];
-    for (let i = 0; i < accepted.length; i++) {
-      const ev = accepted[i];
-      const p = problems[i];
-      if (!ev) {
-        const raw = data[i] as { event_name?: unknown } | null;
-        const name = raw && typeof raw.event_name === 'string' ? raw.event_name.slice(0, MAX_COUNTED_NAME) : '(missing)';
-        failures.push({ eventName: name, codes: [...new Set(p?.errors.map((e) => e.code) ?? [])] });
-        continue;
-      }
-      if (p?.warnings.some((w) => w.code === 'duplicate_event')) warned.add(i);
-      const resolved = names.resolve(ev.event_name);
-      toStore.push({
-        index: i,
-        eventName: resolved?.name ?? ev.event_name,
-        eventId: ev.event_id,
-        eventTime: ev.event_time,
-        usage: resolved?.usage ?? [],
-        json: flag.test ? '' : JSON.stringify(ev),
-      });
-    }
-
+    const toStore: EventToStore[] = prepared.events.map((e) => {
+      const resolved = names.resolve(e.eventName);
+      return { ...e, eventName: resolved?.name ?? e.eventName, usage: resolved?.usage ?? [] };
+    });
     const since = now - DEDUP_WINDOW_MS;
     let duplicates: Map<number, Earlier>;
     if (flag.test) {
@@ -103,22 +90,35 @@ export function createEventsHandler(ctx: ServerContext) {
           receivedAt: now,
           dedupSince: since,
           events: toStore,
-          failures,
+          failures: prepared.failures,
         }),
       );
       ctx.metrics.commit.observe((performance.now() - started) / 1000);
       duplicates = committed.duplicates;
     }
+
+    const warned = new Set(prepared.warnedDuplicates);
+    let problems: Map<number, EventProblems> | undefined;
     for (const [i, earlier] of duplicates) {
       if (warned.has(i)) continue;
+      problems ??= new Map(prepared.problems);
+      const p = problems.get(i) ?? { errors: [], warnings: [] };
+      problems.set(i, p);
       const result = response.events[i];
-      const p = problems[i];
-      if (result && p) appendWarning(result, p, { path: 'event_id', code: 'duplicate_event', message: duplicateMessage(earlier) });
+      if (result)
+        appendWarning(result, p, {
+          path: 'event_id',
+          code: 'duplicate_event',
+          message: duplicateMessage(earlier),
+        });
     }
 
-    const dupCount = duplicates.size + [...warned].filter((i) => !duplicates.has(i)).length;
+    const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
     ctx.metrics.events.inc({ outcome: 'processed', mode }, response.num_events_processed);
-    ctx.metrics.events.inc({ outcome: 'failed', mode }, response.num_events_received - response.num_events_processed);
+    ctx.metrics.events.inc(
+      { outcome: 'failed', mode },
+      response.num_events_received - response.num_events_processed,
+    );
     if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
     reply.type('application/json; charset=utf-8');
     return JSON.stringify(response);

@@ -36,7 +36,9 @@ export class RequestError extends Error {
     super(o.message);
     this.name = 'RequestError';
     this.status = o.status;
-    this.body = details.length ? { code: o.code, message: o.message, details } : { code: o.code, message: o.message };
+    this.body = details.length
+      ? { code: o.code, message: o.message, details }
+      : { code: o.code, message: o.message };
     this.headers = headers;
   }
 }
@@ -45,7 +47,12 @@ const maxReceived = LIMITS.received_value_max_chars.value;
 
 /** Cuts a received value so a detail never echoes a large or hostile input back (C3 applies the same cut). */
 export function received(value: unknown): string {
-  const s = typeof value === 'string' ? value : value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+  const s =
+    typeof value === 'string'
+      ? value
+      : value === undefined
+        ? 'nothing'
+        : (JSON.stringify(value) ?? String(value));
   return s.length > maxReceived ? `${s.slice(0, maxReceived)}…` : s;
 }
 
@@ -62,7 +69,11 @@ export function fillTemplate(template: string, params: Readonly<Record<string, s
 }
 
 /** The detail of one request problem: its path and the spec template filled with typed parameters. */
-export function detail<K extends RequestProblem>(key: K, path: string, params: RequestProblemParams[K]): Detail {
+export function detail<K extends RequestProblem>(
+  key: K,
+  path: string,
+  params: RequestProblemParams[K],
+): Detail {
   return { path, problem: fillTemplate(REQUEST_PROBLEM_TABLE[key].template, params) };
 }
 

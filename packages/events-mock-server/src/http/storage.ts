@@ -15,7 +15,12 @@ export async function withStore<T>(ctx: ServerContext, call: () => Promise<T>): 
     ctx.metrics.storageErrors.inc();
     const err = e as { code?: unknown; message?: unknown };
     const reason = typeof err.code === 'string' ? err.code : String(err.message ?? e).slice(0, 120);
-    const re = requestError('storage_unavailable', 'storage', { reason }, { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) });
+    const re = requestError(
+      'storage_unavailable',
+      'storage',
+      { reason },
+      { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
     (re as { cause?: unknown }).cause = e;
     throw re;
   }

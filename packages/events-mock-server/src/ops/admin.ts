@@ -5,7 +5,7 @@ import type { ServerContext } from '../context.js';
 import { ROUTES } from '../generated/routes.gen.js';
 import { parseJsonBody, requireJson } from '../http/body.js';
 import { AccountEventNames } from '../http/event-names.js';
-import { type Detail, RequestError, detail, received, requestError } from '../http/request-error.js';
+import { type Detail, detail, RequestError, received, requestError } from '../http/request-error.js';
 import { withStore } from '../http/storage.js';
 import { BadCursorError, type StoredEventRow, type TagEventWrite } from '../store/store.js';
 
@@ -29,14 +29,24 @@ function storedEvent(r: StoredEventRow) {
 }
 
 /** Reads an optional integer query parameter; a bad value is a 400 with its path. */
-function intParam(q: Record<string, unknown>, name: string, min: number, max: number, problems: Detail[]): number | undefined {
+function intParam(
+  q: Record<string, unknown>,
+  name: string,
+  min: number,
+  max: number,
+  problems: Detail[],
+): number | undefined {
   const v = q[name];
   if (v === undefined) return undefined;
   if (typeof v === 'string' && /^-?\d{1,16}$/.test(v)) {
     const n = Number(v);
     if (n >= min && n <= max) return n;
   }
-  problems.push(detail('invalid_field', `query.${name}`, { problem: `must be an integer from ${min} to ${max}; received ${received(v)}` }));
+  problems.push(
+    detail('invalid_field', `query.${name}`, {
+      problem: `must be an integer from ${min} to ${max}; received ${received(v)}`,
+    }),
+  );
   return undefined;
 }
 
@@ -48,16 +58,24 @@ function strParam(q: Record<string, unknown>, name: string, problems: Detail[]):
 }
 
 /** Checks the TagEventsRequest body (C6); every problem is reported with its path. */
-function checkTagEvents(ctx: ServerContext, body: unknown, names: (account: string) => Promise<AccountEventNames>) {
+function checkTagEvents(
+  ctx: ServerContext,
+  body: unknown,
+  names: (account: string) => Promise<AccountEventNames>,
+) {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw requestError('body_not_object', 'body', { received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body });
+    throw requestError('body_not_object', 'body', {
+      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
+    });
   const b = body as Record<string, unknown>;
   const problems: Detail[] = [];
-  for (const k of Object.keys(b)) if (k !== 'data') problems.push(detail('unknown_top_level_key', k, { allowed: 'data' }));
+  for (const k of Object.keys(b))
+    if (k !== 'data') problems.push(detail('unknown_top_level_key', k, { allowed: 'data' }));
   const data = b.data;
   if (data === undefined) throw requestError('data_missing', 'data', {});
   if (!Array.isArray(data)) throw requestError('data_not_array', 'data', { received: typeof data });
-  if (data.length < LIMITS.batch_min_events.value) throw requestError('data_empty', 'data', { min: LIMITS.batch_min_events.value });
+  if (data.length < LIMITS.batch_min_events.value)
+    throw requestError('data_empty', 'data', { min: LIMITS.batch_min_events.value });
   if (data.length > LIMITS.batch_max_events.value)
     throw requestError('data_too_many', 'data', { max: LIMITS.batch_max_events.value, count: data.length });
   return async (): Promise<TagEventWrite[]> => {
@@ -71,10 +89,15 @@ function checkTagEvents(ctx: ServerContext, body: unknown, names: (account: stri
         continue;
       }
       for (const k of Object.keys(e))
-        if (!['ad_account_id', 'event_name', 'event_id', 'event_time'].includes(k)) bad(k, 'is not a field of a tag event');
+        if (!['ad_account_id', 'event_name', 'event_id', 'event_time'].includes(k))
+          bad(k, 'is not a field of a tag event');
       const { ad_account_id: account, event_name: name, event_id: id, event_time: time } = e;
       let ok = true;
-      if (typeof account !== 'string' || !AD_ACCOUNT_ID.test(account) || !ctx.directory.accounts.has(account)) {
+      if (
+        typeof account !== 'string' ||
+        !AD_ACCOUNT_ID.test(account) ||
+        !ctx.directory.accounts.has(account)
+      ) {
         bad('ad_account_id', `must be the id of a configured ad account; received ${received(account)}`);
         ok = false;
       }
@@ -82,7 +105,12 @@ function checkTagEvents(ctx: ServerContext, body: unknown, names: (account: stri
         bad('event_id', `must be a string of 1 to ${LIMITS.event_id_max_length.value} characters`);
         ok = false;
       }
-      if (typeof time !== 'number' || !Number.isSafeInteger(time) || time < 0 || time >= LIMITS.event_time_milliseconds_threshold.value) {
+      if (
+        typeof time !== 'number' ||
+        !Number.isSafeInteger(time) ||
+        time < 0 ||
+        time >= LIMITS.event_time_milliseconds_threshold.value
+      ) {
         bad('event_time', `must be Unix seconds (an integer); received ${received(time)}`);
         ok = false;
       }
@@ -91,9 +119,18 @@ function checkTagEvents(ctx: ServerContext, body: unknown, names: (account: stri
       else if (ok) {
         resolved = (await names(account as string)).resolveTagName(name);
         if (!resolved)
-          bad('event_name', `must be a standard event name (API or tag form) or a custom event type of the ad account; received ${received(name)}`);
+          bad(
+            'event_name',
+            `must be a standard event name (API or tag form) or a custom event type of the ad account; received ${received(name)}`,
+          );
       }
-      if (ok && resolved) out.push({ adAccountId: account as string, eventName: resolved, eventId: id as string, eventTime: time as number });
+      if (ok && resolved)
+        out.push({
+          adAccountId: account as string,
+          eventName: resolved,
+          eventId: id as string,
+          eventTime: time as number,
+        });
     }
     if (problems.length) throw new RequestError('invalid_request', problems);
     return out;
@@ -130,7 +167,9 @@ export function adminHandlers(ctx: ServerContext) {
       } catch (e) {
         const cause = (e as { cause?: unknown }).cause;
         if (cause instanceof BadCursorError)
-          throw requestError('invalid_field', 'query.cursor', { problem: 'is not a cursor of this server; send next_cursor of the previous page' });
+          throw requestError('invalid_field', 'query.cursor', {
+            problem: 'is not a cursor of this server; send next_cursor of the previous page',
+          });
         throw e;
       }
     },
@@ -138,12 +177,19 @@ export function adminHandlers(ctx: ServerContext) {
     'admin/reports/get': async (req: FastifyRequest) => {
       authorizeAdmin(req.auth);
       const id = (req.params as { ad_account_id: string }).ad_account_id;
-      if (!AD_ACCOUNT_ID.test(id)) throw requestError('ad_account_id_invalid', 'path.ad_account_id', { received: received(id) });
-      if (!ctx.directory.accounts.has(id)) throw requestError('ad_account_unknown', 'path.ad_account_id', { received: id });
+      if (!AD_ACCOUNT_ID.test(id))
+        throw requestError('ad_account_id_invalid', 'path.ad_account_id', { received: received(id) });
+      if (!ctx.directory.accounts.has(id))
+        throw requestError('ad_account_unknown', 'path.ad_account_id', { received: id });
       const r = await withStore(ctx, () => ctx.store.report(id));
       return {
         ad_account_id: id,
-        stored: r.stored.map((s) => ({ event_name: s.eventName, usage: s.usage, processed: s.processed, duplicates: s.duplicates })),
+        stored: r.stored.map((s) => ({
+          event_name: s.eventName,
+          usage: s.usage,
+          processed: s.processed,
+          duplicates: s.duplicates,
+        })),
         failed: r.failed.map((f) => ({ event_name: f.eventName, code: f.code, count: f.count })),
       };
     },
@@ -155,13 +201,15 @@ export function adminHandlers(ctx: ServerContext) {
       const names = (account: string) => {
         let p = cache.get(account);
         if (!p) {
-          p = withStore(ctx, () => ctx.store.listCustomEventTypes(account)).then((rows) => new AccountEventNames(rows));
+          p = withStore(ctx, () => ctx.customTypes.get(account)).then((rows) => new AccountEventNames(rows));
           cache.set(account, p);
         }
         return p;
       };
       const events = await checkTagEvents(ctx, parseJsonBody(req), names)();
-      const recorded = await withStore(ctx, () => ctx.store.recordTagEvents(events, ctx.clock.now() - DEDUP_WINDOW_MS));
+      const recorded = await withStore(ctx, () =>
+        ctx.store.recordTagEvents(events, ctx.clock.now() - DEDUP_WINDOW_MS),
+      );
       return { recorded };
     },
 

@@ -12,7 +12,9 @@ export function healthHandlers(ctx: ServerContext) {
         return { status: 'ok' };
       } catch (e) {
         const err = e as { code?: string; message?: string };
-        return reply.code(503).send({ status: 'unavailable', problem: `store: ${err.code ?? err.message ?? 'unavailable'}` });
+        return reply
+          .code(503)
+          .send({ status: 'unavailable', problem: `store: ${err.code ?? err.message ?? 'unavailable'}` });
       }
     },
     'operations/metrics': async (_req: unknown, reply: FastifyReply) => {

@@ -37,7 +37,9 @@ export class RateLimiter {
     const now = this.#clock.now();
     this.#sweep(now);
     // A peek (consume = false) must not create counters: callers with bad requests would fill memory.
-    const logs = limits.map((l) => this.#logs.get(l.key) ?? (consume ? this.#create(l) : new SlidingLog(l.limit, l.window * 1000)));
+    const logs = limits.map(
+      (l) => this.#logs.get(l.key) ?? (consume ? this.#create(l) : new SlidingLog(l.limit, l.window * 1000)),
+    );
     // Refused when any limit is spent; Retry-After is the longest wait among the spent ones.
     let spent = -1;
     let wait = 0;
@@ -49,7 +51,11 @@ export class RateLimiter {
     }
     if (spent >= 0) {
       const retryAfter = Math.max(1, Math.ceil(wait / 1000));
-      return { admitted: false, tightest: { limit: limits[spent] as AppliedLimit, remaining: 0, reset: retryAfter }, retryAfter };
+      return {
+        admitted: false,
+        tightest: { limit: limits[spent] as AppliedLimit, remaining: 0, reset: retryAfter },
+        retryAfter,
+      };
     }
     if (consume) for (const log of logs) log.tryAdmit(now);
     // Tightest: fewest requests left; on a tie, the one that frees a slot last.
@@ -61,7 +67,11 @@ export class RateLimiter {
         remaining: log.limit - log.count(now),
         reset: Math.ceil(log.msUntilSlot(now) / 1000),
       };
-      if (!tightest || s.remaining < tightest.remaining || (s.remaining === tightest.remaining && s.reset > tightest.reset))
+      if (
+        !tightest ||
+        s.remaining < tightest.remaining ||
+        (s.remaining === tightest.remaining && s.reset > tightest.reset)
+      )
         tightest = s;
     }
     return { admitted: true, tightest };

@@ -39,15 +39,23 @@ export function limitsFor(
   const out: AppliedLimit[] = [];
   if (principal.kind === 'conversion') {
     if (isTest)
-      out.push(applied('test_requests', RATE_LIMITS.testRequests, { app: `conversion_token:${principal.tokenId}` }));
+      out.push(
+        applied('test_requests', RATE_LIMITS.testRequests, { app: `conversion_token:${principal.tokenId}` }),
+      );
     return out;
   }
   if (principal.kind !== 'oauth') return out;
   const tier = principal.app.tier;
-  const ids = { app: principal.app.id, user: principal.userId, ad_account: adAccountId, token: principal.tokenId };
+  const ids = {
+    app: principal.app.id,
+    user: principal.userId,
+    ad_account: adAccountId,
+    token: principal.tokenId,
+  };
   out.push(applied('universal', RATE_LIMITS.universal[tier], ids));
   const cat = RATE_LIMITS.categories.find((c) => c.name === category);
-  if (cat && (!('appliesTo' in cat) || cat.appliesTo === 'oauth')) out.push(applied(cat.name, cat[tier], ids));
+  if (cat && (!('appliesTo' in cat) || cat.appliesTo === 'oauth'))
+    out.push(applied(cat.name, cat[tier], ids));
   if (isTest) out.push(applied('test_requests', RATE_LIMITS.testRequests, ids));
   return out;
 }

@@ -63,7 +63,7 @@ export class SlidingLog {
 
   /** A clock set back (tests, NTP) must not reorder the ring: time never runs backwards here. */
   #monotonic(now: number): number {
-    return now < this.#last ? this.#last : now;
+    return Math.max(now, this.#last);
   }
 
   #expire(now: number): void {

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS custom_event_types (
   created_at INTEGER NOT NULL,
   PRIMARY KEY (ad_account_id, name_key)
 );
--- C11: processed, non-test events as accepted.
+-- C11: processed, non-test events as accepted. The second index is also the dedup index of C6: the stored
+-- rows of a key within the window are its earlier sightings, so no separate dedup table has to be written.
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY,
   ad_account_id TEXT NOT NULL,
@@ -61,19 +62,16 @@ CREATE TABLE IF NOT EXISTS events (
   event TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_account ON events (ad_account_id, seq);
-CREATE INDEX IF NOT EXISTS events_by_event_id ON events (event_id);
--- C6: the latest sighting of each key; the primary key makes "stored once" a database guarantee.
-CREATE TABLE IF NOT EXISTS dedup (
+CREATE INDEX IF NOT EXISTS events_by_key ON events (ad_account_id, event_id, event_name);
+-- C6: events seen by the service's own tracking tag (admin API); seen_at is their event_time.
+CREATE TABLE IF NOT EXISTS tag_events (
   ad_account_id TEXT NOT NULL,
   event_name TEXT NOT NULL,
   event_id TEXT NOT NULL,
-  source TEXT NOT NULL,
   seen_at INTEGER NOT NULL,
   event_time INTEGER NOT NULL,
-  event_seq INTEGER,
-  PRIMARY KEY (ad_account_id, event_name, event_id)
+  PRIMARY KEY (ad_account_id, event_id, event_name)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS dedup_by_seen_at ON dedup (seen_at);
 CREATE TABLE IF NOT EXISTS event_counts (
   ad_account_id TEXT NOT NULL,
   event_name TEXT NOT NULL,

@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
-import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import type { AccessTier } from '@org/events-types';
+import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from '../auth/directory.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
@@ -10,12 +10,13 @@ import {
   type BatchWrite,
   type CustomEventTypeRow,
   type DedupKey,
+  dedupKey,
   type Earlier,
   type EventFilter,
+  type EventToStore,
   type Store,
   type StoredEventRow,
   type TagEventWrite,
-  dedupKey,
 } from './store.js';
 
 export type SynchronousLevel = 'FULL' | 'EXTRA' | 'NORMAL';
@@ -32,6 +33,7 @@ export interface SqliteStoreOptions {
   synchronous?: SynchronousLevel;
 }
 
+/** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
 interface DedupRow {
   source: 'api' | 'tag';
   seen_at: number;
@@ -53,7 +55,10 @@ interface EventRow {
   event: string;
 }
 
-/** How often stale dedup keys (older than the window) are deleted, in batches. */
+/** Rows per multi-row statement (8 parameters per event row: far below SQLite's variable limit). */
+const CHUNK = 64;
+
+/** How often tag events older than the dedup window are deleted, in batches. */
 const PRUNE_EVERY = 1000;
 
 /**
@@ -66,6 +71,9 @@ export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #s: ReturnType<typeof prepare>;
   readonly #commit: Transaction<(b: BatchWrite) => BatchResult>;
+  readonly #group: Transaction<(bs: BatchWrite[]) => ({ ok: true; value: BatchResult } | { ok: false; error: unknown })[]>;
+  readonly #queue: { batch: BatchWrite; resolve(r: BatchResult): void; reject(e: unknown): void }[] = [];
+  readonly #chunked = new Map<string, Statement>();
   #batches = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -80,10 +88,24 @@ export class SqliteStore implements Store {
       this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       // Another process holding the write lock: wait rather than fail the batch at once.
       this.#db.pragma('busy_timeout = 5000');
+      // Dedup lookups probe an index at random keys; with SQLite's default 2 MB page cache, the event rows
+      // written by every batch evict that index and each probe becomes a pread. A larger cache and memory-
+      // mapped reads keep probes in memory (see README, Performance). Writes still go through the WAL.
+      this.#db.pragma('cache_size = -65536');
+      if (!memory) this.#db.pragma('mmap_size = 268435456');
       this.#db.exec(SCHEMA_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       this.#s = prepare(this.#db);
       this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));
+      this.#group = this.#db.transaction((bs: BatchWrite[]) =>
+        bs.map((b) => {
+          try {
+            return { ok: true as const, value: this.#commit(b) };
+          } catch (error) {
+            return { ok: false as const, error };
+          }
+        }),
+      );
     } catch (e) {
       this.#db.close();
       throw e;
@@ -105,17 +127,29 @@ export class SqliteStore implements Store {
 
   async replaceDirectory(data: DirectoryData): Promise<void> {
     const s = this.#s;
-    this.#db.transaction(() => {
-      for (const t of ['ad_accounts', 'apps', 'users', 'user_roles', 'tokens']) this.#db.prepare(`DELETE FROM ${t}`).run();
-      for (const a of data.accounts) s.insAccount.run(a.id, a.name, a.currency, a.ownerUserId);
-      for (const a of data.apps) s.insApp.run(a.id, a.name, a.tier);
-      for (const u of data.users) {
-        s.insUser.run(u.id, u.name);
-        for (const r of u.roles) s.insRole.run(u.id, r.adAccountId, r.role);
-      }
-      for (const t of data.tokens)
-        s.insToken.run(t.id, t.kind, t.sha256, t.adAccountId, t.userId, t.appId, JSON.stringify(t.scopes), t.revoked ? 1 : 0);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        for (const t of ['ad_accounts', 'apps', 'users', 'user_roles', 'tokens'])
+          this.#db.prepare(`DELETE FROM ${t}`).run();
+        for (const a of data.accounts) s.insAccount.run(a.id, a.name, a.currency, a.ownerUserId);
+        for (const a of data.apps) s.insApp.run(a.id, a.name, a.tier);
+        for (const u of data.users) {
+          s.insUser.run(u.id, u.name);
+          for (const r of u.roles) s.insRole.run(u.id, r.adAccountId, r.role);
+        }
+        for (const t of data.tokens)
+          s.insToken.run(
+            t.id,
+            t.kind,
+            t.sha256,
+            t.adAccountId,
+            t.userId,
+            t.appId,
+            JSON.stringify(t.scopes),
+            t.revoked ? 1 : 0,
+          );
+      })
+      .immediate();
   }
 
   async loadDirectory(): Promise<DirectoryData> {
@@ -133,13 +167,21 @@ export class SqliteStore implements Store {
           owner_user_id: string | null;
         }[]
       ).map((a) => ({ id: a.id, name: a.name, currency: a.currency, ownerUserId: a.owner_user_id })),
-      apps: (this.#db.prepare('SELECT id, name, tier FROM apps').all() as { id: string; name: string; tier: AccessTier }[]).map(
-        (a) => ({ ...a }),
+      apps: (
+        this.#db.prepare('SELECT id, name, tier FROM apps').all() as {
+          id: string;
+          name: string;
+          tier: AccessTier;
+        }[]
+      ).map((a) => ({ ...a })),
+      users: (this.#db.prepare('SELECT id, name FROM users').all() as { id: string; name: string }[]).map(
+        (u) => ({
+          ...u,
+          roles: roles
+            .filter((r) => r.user_id === u.id)
+            .map((r) => ({ adAccountId: r.ad_account_id, role: r.role })),
+        }),
       ),
-      users: (this.#db.prepare('SELECT id, name FROM users').all() as { id: string; name: string }[]).map((u) => ({
-        ...u,
-        roles: roles.filter((r) => r.user_id === u.id).map((r) => ({ adAccountId: r.ad_account_id, role: r.role })),
-      })),
       tokens: (
         this.#db.prepare('SELECT * FROM tokens').all() as {
           id: string;
@@ -165,16 +207,18 @@ export class SqliteStore implements Store {
   }
 
   async listCustomEventTypes(adAccountId: string): Promise<CustomEventTypeRow[]> {
-    return (this.#s.listCustom.all(adAccountId) as { name: string; mapped_event_name: string; created_at: number }[]).map(
-      (r) => ({ name: r.name, mappedEventName: r.mapped_event_name, createdAt: r.created_at }),
-    );
+    return (
+      this.#s.listCustom.all(adAccountId) as { name: string; mapped_event_name: string; created_at: number }[]
+    ).map((r) => ({ name: r.name, mappedEventName: r.mapped_event_name, createdAt: r.created_at }));
   }
 
   async createCustomEventType(
     adAccountId: string,
     row: CustomEventTypeRow,
     maxPerAccount: number,
-  ): Promise<{ ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }> {
+  ): Promise<
+    { ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }
+  > {
     const s = this.#s;
     return this.#db
       .transaction(() => {
@@ -192,87 +236,210 @@ export class SqliteStore implements Store {
     return this.#s.delCustom.run(adAccountId, name.toLowerCase()).changes > 0;
   }
 
-  async findEarlier(adAccountId: string, keys: readonly DedupKey[], since: number): Promise<Map<string, Earlier>> {
+  async findEarlier(
+    adAccountId: string,
+    keys: readonly DedupKey[],
+    since: number,
+  ): Promise<Map<string, Earlier>> {
     const out = new Map<string, Earlier>();
-    for (const k of keys) {
-      const r = this.#s.getDedup.get(adAccountId, k.eventName, k.eventId) as DedupRow | undefined;
-      if (r && r.seen_at >= since)
-        out.set(dedupKey(k.eventName, k.eventId), { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
-    }
+    for (const [k, r] of this.#lookup(adAccountId, keys, since))
+      out.set(k, { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
     return out;
   }
 
-  async commitBatch(b: BatchWrite): Promise<BatchResult> {
-    const result = this.#commit.immediate(b);
-    if (++this.#batches % PRUNE_EVERY === 0) this.#prune(b.dedupSince);
-    return result;
+  /**
+   * Group commit: batches that arrive while the event loop is busy are written in one transaction, each
+   * inside its own savepoint (a nested better-sqlite3 transaction). A batch that fails rolls back alone;
+   * a failed COMMIT fails them all. Either way every promise settles only after the outcome is durable, so
+   * each batch is still all-or-nothing and answered after commit (C11), while concurrent small batches
+   * share one WAL commit and fsync instead of paying for one each.
+   */
+  commitBatch(b: BatchWrite): Promise<BatchResult> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ batch: b, resolve, reject });
+      if (this.#queue.length === 1) setImmediate(() => this.#flush());
+    });
   }
 
-  /** The batch transaction (C6, C11): one function, run with BEGIN IMMEDIATE. */
+  #flush(): void {
+    const queue = this.#queue.splice(0);
+    let results: ({ ok: true; value: BatchResult } | { ok: false; error: unknown })[];
+    try {
+      results = this.#group.immediate(queue.map((q) => q.batch));
+    } catch (e) {
+      for (const q of queue) q.reject(e);
+      return;
+    }
+    results.forEach((r, i) => {
+      const q = queue[i] as (typeof queue)[number];
+      if (r.ok) q.resolve(r.value);
+      else q.reject(r.error);
+    });
+    const last = queue[queue.length - 1];
+    this.#batches += queue.length;
+    if (last && this.#batches >= PRUNE_EVERY) {
+      this.#batches = 0;
+      this.#prune(last.batch.dedupSince);
+    }
+  }
+
+  /**
+   * The batch transaction (C6, C11), run with BEGIN IMMEDIATE. Dedup keys are looked up and rows inserted
+   * in chunks of multi-row statements: per-statement overhead, not SQLite's work, dominates row-at-a-time
+   * loops (see README, Performance).
+   */
   #commitBatch(b: BatchWrite): BatchResult {
     const s = this.#s;
     const duplicates = new Map<number, Earlier>();
     const counts = new Map<string, { usage: string; processed: number; duplicates: number }>();
     const count = (name: string, usage: string) => {
       let c = counts.get(name);
-      if (!c) counts.set(name, (c = { usage, processed: 0, duplicates: 0 }));
+      if (!c) {
+        c = { usage, processed: 0, duplicates: 0 };
+        counts.set(name, c);
+      }
       return c;
     };
+    const earlier = this.#lookup(b.adAccountId, b.events, b.dedupSince);
+    // Keys first seen in this batch: index into `fresh`, whose seq is known after the insert.
+    const inBatch = new Map<string, number>();
+    const fresh: EventToStore[] = [];
+    const usages: string[] = [];
+    /** Duplicates folded into an earlier stored row: seq -> count; or into a fresh row: fresh index -> count. */
+    const foldStored = new Map<number, number>();
+    const foldFresh = new Map<number, number>();
     for (const e of b.events) {
       const usage = e.usage.join(',');
-      const earlier = s.getDedup.get(b.adAccountId, e.eventName, e.eventId) as DedupRow | undefined;
-      if (earlier && earlier.seen_at >= b.dedupSince) {
-        // C6: processed, stored once; the stored row records that a duplicate was folded into it.
-        duplicates.set(e.index, { source: earlier.source, seenAt: earlier.seen_at, eventTime: earlier.event_time });
-        if (earlier.event_seq !== null) s.markDuplicate.run(earlier.event_seq);
+      const key = dedupKey(e.eventName, e.eventId);
+      const first = inBatch.get(key);
+      if (first !== undefined) {
+        const f = fresh[first] as EventToStore;
+        duplicates.set(e.index, { source: 'api', seenAt: b.receivedAt, eventTime: f.eventTime });
+        foldFresh.set(first, (foldFresh.get(first) ?? 0) + 1);
         count(e.eventName, usage).duplicates++;
         continue;
       }
-      const seq = s.insEvent.run(
-        b.adAccountId,
-        e.eventName,
-        e.eventId,
-        e.eventTime,
-        b.receivedAt,
-        b.requestId,
-        usage,
-        e.json,
-      ).lastInsertRowid;
-      s.upsertDedup.run(b.adAccountId, e.eventName, e.eventId, 'api', b.receivedAt, e.eventTime, seq);
+      const hit = earlier.get(key);
+      if (hit) {
+        // C6: processed, stored once; the stored row records that a duplicate was folded into it.
+        duplicates.set(e.index, { source: hit.source, seenAt: hit.seen_at, eventTime: hit.event_time });
+        if (hit.event_seq !== null) foldStored.set(hit.event_seq, (foldStored.get(hit.event_seq) ?? 0) + 1);
+        count(e.eventName, usage).duplicates++;
+        continue;
+      }
+      inBatch.set(key, fresh.length);
+      fresh.push(e);
+      usages.push(usage);
       count(e.eventName, usage).processed++;
     }
-    for (const [name, c] of counts) s.upsertCount.run(b.adAccountId, name, c.usage, c.processed, c.duplicates);
-    for (const f of b.failures) for (const code of f.codes) s.upsertFailure.run(b.adAccountId, f.eventName, code);
+    const seqs = this.#insertEvents(b, fresh, usages);
+    for (const [i, n] of foldFresh) foldStored.set(seqs[i] as number, n);
+    for (const [seq, n] of foldStored) s.markDuplicate.run(n, seq);
+    for (const [name, c] of counts)
+      s.upsertCount.run(b.adAccountId, name, c.usage, c.processed, c.duplicates);
+    for (const f of b.failures)
+      for (const code of f.codes) s.upsertFailure.run(b.adAccountId, f.eventName, code);
     return { duplicates };
+  }
+
+  /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
+  #lookup(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, DedupRow> {
+    const out = new Map<string, DedupRow>();
+    // Most deployments never record tag events: one cheap probe saves a lookup per chunk. (Asked per batch,
+    // not cached, because another process on the same file may record some.)
+    const tags = this.#s.anyTag.get() !== undefined;
+    const keep = (k: string, r: DedupRow) => {
+      const cur = out.get(k);
+      if (r.seen_at >= since && (!cur || r.seen_at < cur.seen_at)) out.set(k, r);
+    };
+    for (let i = 0; i < keys.length; i += CHUNK) {
+      const chunk = keys.slice(i, i + CHUNK);
+      const args: (string | number)[] = [adAccountId];
+      for (const k of chunk) args.push(k.eventId, k.eventName);
+      args.push(since);
+      for (const r of this.#stmt('lookup', chunk.length).all(...args) as (DedupRow & {
+        event_name: string;
+        event_id: string;
+      })[])
+        keep(dedupKey(r.event_name, r.event_id), r);
+      if (tags)
+        for (const r of this.#stmt('lookupTags', chunk.length).all(...args) as (DedupRow & {
+          event_name: string;
+          event_id: string;
+        })[])
+          keep(dedupKey(r.event_name, r.event_id), r);
+    }
+    return out;
+  }
+
+  /** Inserts rows in multi-row statements; returns their seqs (rowids are consecutive within a statement). */
+  #insertEvents(b: BatchWrite, rows: readonly EventToStore[], usages: readonly string[]): number[] {
+    const seqs: number[] = [];
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const n = Math.min(CHUNK, rows.length - i);
+      const args: (string | number)[] = [];
+      for (let j = i; j < i + n; j++) {
+        const e = rows[j] as EventToStore;
+        args.push(
+          b.adAccountId,
+          e.eventName,
+          e.eventId,
+          e.eventTime,
+          b.receivedAt,
+          b.requestId,
+          usages[j] as string,
+          e.json,
+        );
+      }
+      const last = Number(this.#stmt('insert', n).run(...args).lastInsertRowid);
+      for (let j = 0; j < n; j++) seqs.push(last - n + 1 + j);
+    }
+    return seqs;
+  }
+
+  /** Multi-row statements by kind and row count, prepared once each. */
+  #stmt(kind: ChunkedKind, n: number): Statement {
+    const key = `${kind}:${n}`;
+    let st = this.#chunked.get(key);
+    if (!st) {
+      st = this.#db.prepare(chunkedSql(kind, n));
+      this.#chunked.set(key, st);
+    }
+    return st;
   }
 
   async recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number> {
     const s = this.#s;
-    return this.#db
+    const n = this.#db
       .transaction(() => {
-        let n = 0;
+        let recorded = 0;
         for (const e of events) {
-          const seenAt = e.eventTime * 1000;
-          const earlier = s.getDedup.get(e.adAccountId, e.eventName, e.eventId) as DedupRow | undefined;
-          // The first sighting within the window wins; a tag event seen later changes nothing.
-          if (earlier && earlier.seen_at >= dedupSince && earlier.seen_at <= seenAt) continue;
-          s.upsertDedup.run(e.adAccountId, e.eventName, e.eventId, 'tag', seenAt, e.eventTime, null);
-          n++;
+          // The first sighting within the window wins: a tag event seen after an earlier one changes nothing.
+          const earlier = this.#lookup(e.adAccountId, [e], dedupSince).get(dedupKey(e.eventName, e.eventId));
+          if (earlier && earlier.seen_at <= e.eventTime * 1000) continue;
+          s.upsertTag.run(e.adAccountId, e.eventName, e.eventId, e.eventTime * 1000, e.eventTime);
+          recorded++;
         }
-        return n;
+        return recorded;
       })
       .immediate();
+    return n;
   }
 
   async listEvents(f: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }> {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (f.adAccountId !== undefined) where.push('ad_account_id = ?'), args.push(f.adAccountId);
-    if (f.eventName !== undefined) where.push('event_name = ?'), args.push(f.eventName);
-    if (f.eventId !== undefined) where.push('event_id = ?'), args.push(f.eventId);
-    if (f.since !== undefined) where.push('received_at >= ?'), args.push(f.since);
-    if (f.until !== undefined) where.push('received_at < ?'), args.push(f.until);
-    if (f.cursor !== undefined) where.push('seq < ?'), args.push(decodeCursor(f.cursor));
+    const filter = (sql: string, value: string | number | undefined) => {
+      if (value === undefined) return;
+      where.push(sql);
+      args.push(value);
+    };
+    filter('ad_account_id = ?', f.adAccountId);
+    filter('event_name = ?', f.eventName);
+    filter('event_id = ?', f.eventId);
+    filter('received_at >= ?', f.since);
+    filter('received_at < ?', f.until);
+    filter('seq < ?', f.cursor === undefined ? undefined : decodeCursor(f.cursor));
     const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
     const rows = this.#db.prepare(sql).all(...args, f.limit + 1) as EventRow[];
     const page = rows.slice(0, f.limit);
@@ -296,10 +463,14 @@ export class SqliteStore implements Store {
 
   async report(adAccountId: string): Promise<AccountReportData> {
     const stored = this.#db
-      .prepare('SELECT event_name, usage, processed, duplicates FROM event_counts WHERE ad_account_id = ? ORDER BY event_name')
+      .prepare(
+        'SELECT event_name, usage, processed, duplicates FROM event_counts WHERE ad_account_id = ? ORDER BY event_name',
+      )
       .all(adAccountId) as { event_name: string; usage: string; processed: number; duplicates: number }[];
     const failed = this.#db
-      .prepare('SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = ? ORDER BY event_name, code')
+      .prepare(
+        'SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = ? ORDER BY event_name, code',
+      )
       .all(adAccountId) as { event_name: string; code: string; count: number }[];
     return {
       stored: stored.map((r) => ({
@@ -315,15 +486,16 @@ export class SqliteStore implements Store {
   async reset(): Promise<void> {
     this.#db
       .transaction(() => {
-        for (const t of ['events', 'dedup', 'event_counts', 'failure_counts']) this.#db.prepare(`DELETE FROM ${t}`).run();
+        for (const t of ['events', 'tag_events', 'event_counts', 'failure_counts'])
+          this.#db.prepare(`DELETE FROM ${t}`).run();
       })
       .immediate();
   }
 
-  /** Deletes dedup keys that can no longer match (older than the window), keeping the index small. */
+  /** Deletes tag events that can no longer match (older than the window). */
   #prune(since: number): void {
     try {
-      this.#s.pruneDedup.run(since);
+      this.#s.pruneTags.run(since);
     } catch {
       // Best effort: a busy database is pruned next time.
     }
@@ -350,18 +522,15 @@ function prepare(db: Db) {
       'INSERT INTO custom_event_types (ad_account_id, name_key, name, mapped_event_name, created_at) VALUES (?, ?, ?, ?, ?)',
     ),
     delCustom: p('DELETE FROM custom_event_types WHERE ad_account_id = ? AND name_key = ?'),
-    getDedup: p('SELECT source, seen_at, event_time, event_seq FROM dedup WHERE ad_account_id = ? AND event_name = ? AND event_id = ?'),
-    upsertDedup: p(
-      `INSERT INTO dedup (ad_account_id, event_name, event_id, source, seen_at, event_time, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (ad_account_id, event_name, event_id) DO UPDATE SET
-         source = excluded.source, seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = excluded.event_seq`,
+    upsertTag: p(
+      `INSERT INTO tag_events (ad_account_id, event_name, event_id, seen_at, event_time) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (ad_account_id, event_id, event_name) DO UPDATE SET seen_at = excluded.seen_at, event_time = excluded.event_time`,
     ),
-    pruneDedup: p('DELETE FROM dedup WHERE seen_at < ?'),
-    insEvent: p(
-      `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)`,
+    pruneTags: p('DELETE FROM tag_events WHERE seen_at < ?'),
+    anyTag: p('SELECT 1 FROM tag_events LIMIT 1'),
+    markDuplicate: p(
+      "UPDATE events SET dedup_status = 'deduplicated', duplicates = duplicates + ? WHERE seq = ?",
     ),
-    markDuplicate: p("UPDATE events SET dedup_status = 'deduplicated', duplicates = duplicates + 1 WHERE seq = ?"),
     upsertCount: p(
       `INSERT INTO event_counts (ad_account_id, event_name, usage, processed, duplicates) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (ad_account_id, event_name) DO UPDATE SET
@@ -372,6 +541,23 @@ function prepare(db: Db) {
        ON CONFLICT (ad_account_id, event_name, code) DO UPDATE SET count = count + 1`,
     ),
   };
+}
+
+type ChunkedKind = 'lookup' | 'lookupTags' | 'insert';
+
+function chunkedSql(kind: ChunkedKind, n: number): string {
+  const rows = (row: string) => Array.from({ length: n }, () => row).join(', ');
+  switch (kind) {
+    case 'lookup':
+      return `SELECT event_name, event_id, 'api' AS source, received_at AS seen_at, event_time, seq AS event_seq FROM events
+        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows('(?, ?)')}) AND received_at >= ?`;
+    case 'lookupTags':
+      return `SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq FROM tag_events
+        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows('(?, ?)')}) AND seen_at >= ?`;
+    case 'insert':
+      return `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
+        VALUES ${rows("(?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)")}`;
+  }
 }
 
 function encodeCursor(seq: number): string {

@@ -25,7 +25,9 @@ export interface Store {
     adAccountId: string,
     row: CustomEventTypeRow,
     maxPerAccount: number,
-  ): Promise<{ ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }>;
+  ): Promise<
+    { ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }
+  >;
   deleteCustomEventType(adAccountId: string, name: string): Promise<boolean>;
 
   /**
@@ -141,4 +143,6 @@ export interface AccountReportData {
 }
 
 /** Thrown when a cursor does not come from a previous page. */
-export class BadCursorError extends Error {}
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}

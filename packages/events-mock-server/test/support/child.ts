@@ -17,11 +17,15 @@ export interface Child {
  * until it prints its URL. Fails with the child's output if it exits first.
  */
 export function spawnBin(args: string[], env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--conditions=@org/source', '--import', 'tsx', 'src/bin.ts', ...args], {
-    cwd: pkg,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--conditions=@org/source', '--import', 'tsx', 'src/bin.ts', ...args],
+    {
+      cwd: pkg,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   proc.stdout?.on('data', (d) => {
@@ -30,7 +34,9 @@ export function spawnBin(args: string[], env: Record<string, string> = {}): Prom
   proc.stderr?.on('data', (d) => {
     err += String(d);
   });
-  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`bin did not start in time:\n${out}\n${err}`)), 20_000);
     const onData = () => {
@@ -43,17 +49,27 @@ export function spawnBin(args: string[], env: Record<string, string> = {}): Prom
     proc.stdout?.on('data', onData);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(Object.assign(new Error(`bin exited (${code}) before listening:\n${out}\n${err}`), { code, out, err }));
+      reject(
+        Object.assign(new Error(`bin exited (${code}) before listening:\n${out}\n${err}`), {
+          code,
+          out,
+          err,
+        }),
+      );
     });
   });
 }
 
 /** Runs the bin to completion (for arguments that make it exit) and returns its exit code and output. */
 export function runBin(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, ['--conditions=@org/source', '--import', 'tsx', 'src/bin.ts', ...args], {
-    cwd: pkg,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--conditions=@org/source', '--import', 'tsx', 'src/bin.ts', ...args],
+    {
+      cwd: pkg,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d) => {
@@ -62,5 +78,7 @@ export function runBin(args: string[]): Promise<{ code: number | string; stdout:
   proc.stderr.on('data', (d) => {
     stderr += String(d);
   });
-  return new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code: code ?? signal ?? -1, stdout, stderr })));
+  return new Promise((resolve) =>
+    proc.on('exit', (code, signal) => resolve({ code: code ?? signal ?? -1, stdout, stderr })),
+  );
 }

@@ -37,18 +37,48 @@ export function testConfig(): Record<string, unknown> {
     tokens: [
       { id: 'conv-a', kind: 'conversion', token: T.convA, ad_account: A },
       { id: 'conv-b', kind: 'conversion', token: T.convB, ad_account: B },
-      { id: 'alice-std', kind: 'oauth', token: T.oauthStd, user: 'alice', app: '9001', scopes: ['ads:read', 'ads:write'] },
-      { id: 'alice-trial', kind: 'oauth', token: T.oauthTrial, user: 'alice', app: '9002', scopes: ['ads:write'] },
+      {
+        id: 'alice-std',
+        kind: 'oauth',
+        token: T.oauthStd,
+        user: 'alice',
+        app: '9001',
+        scopes: ['ads:read', 'ads:write'],
+      },
+      {
+        id: 'alice-trial',
+        kind: 'oauth',
+        token: T.oauthTrial,
+        user: 'alice',
+        app: '9002',
+        scopes: ['ads:write'],
+      },
       { id: 'bob-std', kind: 'oauth', token: T.oauthBob, user: 'bob', app: '9001', scopes: ['ads:write'] },
-      { id: 'alice-ro', kind: 'oauth', token: T.oauthReadOnly, user: 'alice', app: '9001', scopes: ['ads:read'] },
-      { id: 'revoked', kind: 'oauth', token: T.revoked, user: 'alice', app: '9001', scopes: ['ads:write'], revoked: true },
+      {
+        id: 'alice-ro',
+        kind: 'oauth',
+        token: T.oauthReadOnly,
+        user: 'alice',
+        app: '9001',
+        scopes: ['ads:read'],
+      },
+      {
+        id: 'revoked',
+        kind: 'oauth',
+        token: T.revoked,
+        user: 'alice',
+        app: '9001',
+        scopes: ['ads:write'],
+        revoked: true,
+      },
     ],
   };
 }
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-const UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+const UA =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 /** A valid event at `eventTime` (Unix seconds). */
 /** A valid event at `eventTime` (Unix seconds), with every recommended field, so it draws no warning. */

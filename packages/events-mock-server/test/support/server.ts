@@ -45,7 +45,11 @@ export async function startHarness(options: StartServerOptions = {}): Promise<Ha
     else if (o.body !== undefined) body = JSON.stringify(o.body);
     const ct = o.contentType === undefined ? (body !== undefined ? 'application/json' : null) : o.contentType;
     if (ct !== null) headers['content-type'] = ct;
-    const res = await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: body as BodyInit } : {}) });
+    const res = await fetch(server.url + path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: body as BodyInit } : {}),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -48,6 +48,3 @@ export function earlierWithKey(seen: Map<unknown, unknown>, e: Readonly<Record<s
 export function dedupTime(e: Readonly<Record<string, unknown>>): unknown {
   return e['event_time'];
 }
-
-/** C6: how long a dedup key holds, in seconds (limit `dedup_window_seconds`). */
-export const DEDUP_WINDOW_SECONDS = 172800;

@@ -4,7 +4,6 @@ import { checkCode } from '../lib/code-list.js';
 import type { Ctx } from '../lib/context.js';
 import { checkDecimal } from '../lib/decimal.js';
 import { defaultFromContext } from '../lib/default-from-context.js';
-import { DROP, compact } from '../lib/drop.js';
 import { caseInsensitiveEnum, invalidEnum } from '../lib/enum.js';
 import { checkEventName } from '../lib/event-name.js';
 import { idsInItems } from '../lib/ids-in-items.js';
@@ -19,7 +18,7 @@ import { missingRequired } from '../lib/required.js';
 import { hashDropped, hexState } from '../lib/sha256-hex.js';
 import { checkUnixSeconds } from '../lib/unix-seconds.js';
 import { unknownKey } from '../lib/unknown-keys.js';
-import { invalidUrl, isUrl } from '../lib/url.js';
+import { invalidUrl, urlMatcher } from '../lib/url.js';
 import { type UserAgentRule, userAgentDropped, userAgentProblem } from '../lib/user-agent.js';
 import { CURRENCY_CODES, LANGUAGE_CODES } from '@org/events-types';
 const ANY_OF_USER_DATA: readonly (readonly string[])[] = [['em'], ['hashed_maids'], ['client_ip_address', 'client_user_agent']];
@@ -138,7 +137,8 @@ const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'custom_data.order_id',
     'custom_data.contents',
   ];
-const SCHEMES_CONVERSION_EVENT_EVENT_SOURCE_URL: readonly string[] = ['http', 'https'];
+/** Absolute http or https URLs (rule kind url). */
+const URL_CONVERSION_EVENT_EVENT_SOURCE_URL = urlMatcher(['http', 'https']);
 /** The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml). */
 const USER_AGENT: UserAgentRule = {
     reject: new Set(['other', 'null', 'undefined', 'unknown', '-']),
@@ -165,7 +165,7 @@ export function validateConversionEvent(v: unknown, c: Ctx, o: EventProblems): R
 /** Checks the fields of an object of schema ConversionEvent: One conversion event (seed 2.1, 2.6). */
 function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -201,7 +201,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           const e = checkEventName(o, p, i, 'event_name', x, c);
           if (e === undefined) break;
           if (e !== x) {
-            (a ??= { ...s })['event_name'] = e;
+            (a ??= {})['event_name'] = e;
           }
         }
         break;
@@ -213,7 +213,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           if (typeof x !== 'string') break;
         }
         if (x.length > 8192 && !checkMaxLength(o, p, i, 'event_source_url', -1, x, 8192)) break;
-        if (!isUrl(x, SCHEMES_CONVERSION_EVENT_EVENT_SOURCE_URL)) {
+        if (!URL_CONVERSION_EVENT_EVENT_SOURCE_URL.test(x)) {
           invalidUrl(o, p, i, 'event_source_url', x, 'http or https');
           break;
         }
@@ -243,8 +243,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         if (x.length > 256 && !checkMaxLength(o, p, i, 'partner_name', -1, x, 256)) break;
         if (!PATTERN_CONVERSION_EVENT_PARTNER_NAME.test(x)) {
           patternMismatch(o, 'pattern_mismatch_dropped', p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"');
-          (a ??= { ...s })['partner_name'] = DROP;
-          dr = true;
+          dm |= 64;
           break;
         }
         break;
@@ -258,13 +257,13 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
       }
       case 'user_data': {
         if (typeof x !== 'object' || x === null || Array.isArray(x)) {
-          mismatch(o, p, i, 'user_data', -1, x, 'an object', 'o', false);
+          mismatch(o, p, i, 'user_data', -1, x, 'an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent', 'o', false);
           break;
         }
         {
           const r = checkUserData(x as Record<string, unknown>, pathOf(p, i, 'user_data', -1), -1, c, o);
           if (r !== x) {
-            (a ??= { ...s })['user_data'] = r;
+            (a ??= {})['user_data'] = r;
           }
         }
         break;
@@ -277,7 +276,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         {
           const r = checkCustomData(x as Record<string, unknown>, pathOf(p, i, 'custom_data', -1), -1, c, o);
           if (r !== x) {
-            (a ??= { ...s })['custom_data'] = r;
+            (a ??= {})['custom_data'] = r;
           }
         }
         break;
@@ -362,8 +361,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         }
         if (!CODES_LANGUAGES.has(x)) {
           checkCode(o, 'invalid_code_dropped', p, i, 'language', -1, x, CODES_LANGUAGES, false, 'a two-letter lower-case ISO-639-1 code such as "en"');
-          (a ??= { ...s })['language'] = DROP;
-          dr = true;
+          dm |= 262144;
           break;
         }
         break;
@@ -383,7 +381,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         {
           const r = checkAppInfo(x as Record<string, unknown>, pathOf(p, i, 'app_info', -1), -1, c, o);
           if (r !== x) {
-            (a ??= { ...s })['app_info'] = r;
+            (a ??= {})['app_info'] = r;
           }
         }
         break;
@@ -396,7 +394,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         {
           const r = checkDeviceInfo(x as Record<string, unknown>, pathOf(p, i, 'device_info', -1), -1, c, o);
           if (r !== x) {
-            (a ??= { ...s })['device_info'] = r;
+            (a ??= {})['device_info'] = r;
           }
         }
         break;
@@ -409,7 +407,8 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
   if (s['event_id'] === undefined) missingRequired(o, p, i, 'event_id', 'a unique non-empty string such as an order or transaction ID');
   if (s['event_name'] === undefined) missingRequired(o, p, i, 'event_name', 'a standard event name such as checkout, or a registered custom event name');
   if (s['event_time'] === undefined) missingRequired(o, p, i, 'event_time', 'the Unix time in seconds');
-  if (s['user_data'] === undefined) missingRequired(o, p, i, 'user_data', 'an object');
+  if (s['user_data'] === undefined) missingRequired(o, p, i, 'user_data', 'an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent');
+  let t = a === undefined && dm === 0 ? s : pickConversionEvent(s, a, dm);
   {
     const as = s['action_source'];
     const n0_0r = s['user_data'];
@@ -434,13 +433,42 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
     if (g0 && !present(n0_2?.['contents'])) m |= 4096;
     if (m !== 0) recommendedMissing(o, m, RECOMMENDED_CONVERSION_EVENT);
   }
-  return a === undefined ? s : dr ? compact(a) : a;
+  return t;
+}
+
+/** The accepted copy of a ConversionEvent: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickConversionEvent(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['action_source'] ?? s['action_source']) !== undefined) r['action_source'] = v;
+  if ((dm & 2) === 0 && (v = a?.['event_id'] ?? s['event_id']) !== undefined) r['event_id'] = v;
+  if ((dm & 4) === 0 && (v = a?.['event_name'] ?? s['event_name']) !== undefined) r['event_name'] = v;
+  if ((dm & 8) === 0 && (v = a?.['event_source_url'] ?? s['event_source_url']) !== undefined) r['event_source_url'] = v;
+  if ((dm & 16) === 0 && (v = a?.['event_time'] ?? s['event_time']) !== undefined) r['event_time'] = v;
+  if ((dm & 32) === 0 && (v = a?.['opt_out'] ?? s['opt_out']) !== undefined) r['opt_out'] = v;
+  if ((dm & 64) === 0 && (v = a?.['partner_name'] ?? s['partner_name']) !== undefined) r['partner_name'] = v;
+  if ((dm & 128) === 0 && (v = a?.['advertiser_tracking_enabled'] ?? s['advertiser_tracking_enabled']) !== undefined) r['advertiser_tracking_enabled'] = v;
+  if ((dm & 256) === 0 && (v = a?.['user_data'] ?? s['user_data']) !== undefined) r['user_data'] = v;
+  if ((dm & 512) === 0 && (v = a?.['custom_data'] ?? s['custom_data']) !== undefined) r['custom_data'] = v;
+  if ((dm & 1024) === 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
+  if ((dm & 2048) === 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
+  if ((dm & 4096) === 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
+  if ((dm & 8192) === 0 && (v = a?.['device_brand'] ?? s['device_brand']) !== undefined) r['device_brand'] = v;
+  if ((dm & 16384) === 0 && (v = a?.['device_carrier'] ?? s['device_carrier']) !== undefined) r['device_carrier'] = v;
+  if ((dm & 32768) === 0 && (v = a?.['device_model'] ?? s['device_model']) !== undefined) r['device_model'] = v;
+  if ((dm & 65536) === 0 && (v = a?.['device_type'] ?? s['device_type']) !== undefined) r['device_type'] = v;
+  if ((dm & 131072) === 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
+  if ((dm & 262144) === 0 && (v = a?.['language'] ?? s['language']) !== undefined) r['language'] = v;
+  if ((dm & 524288) === 0 && (v = a?.['wifi'] ?? s['wifi']) !== undefined) r['wifi'] = v;
+  if ((dm & 1048576) === 0 && (v = a?.['app_info'] ?? s['app_info']) !== undefined) r['app_info'] = v;
+  if ((dm & 2097152) === 0 && (v = a?.['device_info'] ?? s['device_info']) !== undefined) r['device_info'] = v;
+  return r;
 }
 
 /** Checks the fields of an object of schema AppInfo: Information about the app where the event occurred (Pinterest's public API; not in the seed). */
 function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -529,13 +557,30 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         unknownKey(o, 'unknown_field', p, i, k, KEYS_APP_INFO);
     }
   }
-  return a === undefined ? s : dr ? compact(a) : a;
+  let t = a === undefined && dm === 0 ? s : pickAppInfo(s, a, dm);
+  return t;
+}
+
+/** The accepted copy of a AppInfo: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickAppInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
+  if ((dm & 2) === 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
+  if ((dm & 4) === 0 && (v = a?.['app_package_name'] ?? s['app_package_name']) !== undefined) r['app_package_name'] = v;
+  if ((dm & 8) === 0 && (v = a?.['app_store'] ?? s['app_store']) !== undefined) r['app_store'] = v;
+  if ((dm & 16) === 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
+  if ((dm & 32) === 0 && (v = a?.['install_time'] ?? s['install_time']) !== undefined) r['install_time'] = v;
+  if ((dm & 64) === 0 && (v = a?.['user_agent'] ?? s['user_agent']) !== undefined) r['user_agent'] = v;
+  if ((dm & 128) === 0 && (v = a?.['window_height'] ?? s['window_height']) !== undefined) r['window_height'] = v;
+  if ((dm & 256) === 0 && (v = a?.['window_width'] ?? s['window_width']) !== undefined) r['window_width'] = v;
+  return r;
 }
 
 /** Checks the fields of an object of schema ContentItem: One item of custom_data.contents (seed 2.5). */
 function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -602,13 +647,28 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         unknownKey(o, 'unknown_field', p, i, k, KEYS_CONTENT_ITEM);
     }
   }
-  return a === undefined ? s : dr ? compact(a) : a;
+  let t = a === undefined && dm === 0 ? s : pickContentItem(s, a, dm);
+  return t;
+}
+
+/** The accepted copy of a ContentItem: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickContentItem(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['id'] ?? s['id']) !== undefined) r['id'] = v;
+  if ((dm & 2) === 0 && (v = a?.['item_name'] ?? s['item_name']) !== undefined) r['item_name'] = v;
+  if ((dm & 4) === 0 && (v = a?.['item_brand'] ?? s['item_brand']) !== undefined) r['item_brand'] = v;
+  if ((dm & 8) === 0 && (v = a?.['item_brand_id'] ?? s['item_brand_id']) !== undefined) r['item_brand_id'] = v;
+  if ((dm & 16) === 0 && (v = a?.['item_category'] ?? s['item_category']) !== undefined) r['item_category'] = v;
+  if ((dm & 32) === 0 && (v = a?.['item_price'] ?? s['item_price']) !== undefined) r['item_price'] = v;
+  if ((dm & 64) === 0 && (v = a?.['quantity'] ?? s['quantity']) !== undefined) r['quantity'] = v;
+  return r;
 }
 
 /** Checks the fields of an object of schema CustomData: Details of the action, including contents (seed 2.5). */
 function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -721,7 +781,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
             break;
           }
           if (e !== x) {
-            (a ??= { ...s })['opt_out_type'] = e;
+            (a ??= {})['opt_out_type'] = e;
           }
         }
         break;
@@ -796,8 +856,8 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['contents'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['contents'] = d;
+            else dm |= 16384;
           }
         }
         break;
@@ -806,29 +866,57 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         unknownKey(o, 'unknown_field', p, i, k, KEYS_CUSTOM_DATA);
     }
   }
+  let t = a === undefined && dm === 0 ? s : pickCustomData(s, a, dm);
   if (s['value'] != null && s['currency'] == null) {
     defaultFromContext(o, p, i, 'currency', 'value', c.currency);
-    if (c.currency !== undefined) (a ??= { ...s })['currency'] = c.currency;
+    if (c.currency !== undefined) {
+      if (t === s) t = { ...s };
+      t['currency'] = c.currency;
+    }
   }
   {
-    const t = a ?? s;
     const ids = t['content_ids'];
     const items = t['contents'];
     if (Array.isArray(ids) && Array.isArray(items)) {
       const kept = idsInItems(o, p, i, 'content_ids', 'contents', 'id', ids, items);
       if (kept !== ids) {
-        (a ??= { ...s })['content_ids'] = kept.length > 0 ? kept : DROP;
-        if (kept.length === 0) dr = true;
+        if (kept.length === 0) t = pickCustomData(t, undefined, 4);
+        else {
+          if (t === s) t = { ...s };
+          t['content_ids'] = kept;
+        }
       }
     }
   }
-  return a === undefined ? s : dr ? compact(a) : a;
+  return t;
+}
+
+/** The accepted copy of a CustomData: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickCustomData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['currency'] ?? s['currency']) !== undefined) r['currency'] = v;
+  if ((dm & 2) === 0 && (v = a?.['value'] ?? s['value']) !== undefined) r['value'] = v;
+  if ((dm & 4) === 0 && (v = a?.['content_ids'] ?? s['content_ids']) !== undefined) r['content_ids'] = v;
+  if ((dm & 8) === 0 && (v = a?.['content_name'] ?? s['content_name']) !== undefined) r['content_name'] = v;
+  if ((dm & 16) === 0 && (v = a?.['content_category'] ?? s['content_category']) !== undefined) r['content_category'] = v;
+  if ((dm & 32) === 0 && (v = a?.['content_brand'] ?? s['content_brand']) !== undefined) r['content_brand'] = v;
+  if ((dm & 64) === 0 && (v = a?.['num_items'] ?? s['num_items']) !== undefined) r['num_items'] = v;
+  if ((dm & 128) === 0 && (v = a?.['order_id'] ?? s['order_id']) !== undefined) r['order_id'] = v;
+  if ((dm & 256) === 0 && (v = a?.['search_string'] ?? s['search_string']) !== undefined) r['search_string'] = v;
+  if ((dm & 512) === 0 && (v = a?.['opt_out_type'] ?? s['opt_out_type']) !== undefined) r['opt_out_type'] = v;
+  if ((dm & 1024) === 0 && (v = a?.['np'] ?? s['np']) !== undefined) r['np'] = v;
+  if ((dm & 2048) === 0 && (v = a?.['predicted_ltv'] ?? s['predicted_ltv']) !== undefined) r['predicted_ltv'] = v;
+  if ((dm & 4096) === 0 && (v = a?.['external_measurement_id'] ?? s['external_measurement_id']) !== undefined) r['external_measurement_id'] = v;
+  if ((dm & 8192) === 0 && (v = a?.['external_measurement_vendor_id'] ?? s['external_measurement_vendor_id']) !== undefined) r['external_measurement_vendor_id'] = v;
+  if ((dm & 16384) === 0 && (v = a?.['contents'] ?? s['contents']) !== undefined) r['contents'] = v;
+  return r;
 }
 
 /** Checks the fields of an object of schema DeviceInfo: Information about the device where the event occurred (Pinterest's public API; not in the seed). */
 function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -1075,7 +1163,39 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         unknownKey(o, 'unknown_field', p, i, k, KEYS_DEVICE_INFO);
     }
   }
-  return a === undefined ? s : dr ? compact(a) : a;
+  let t = a === undefined && dm === 0 ? s : pickDeviceInfo(s, a, dm);
+  return t;
+}
+
+/** The accepted copy of a DeviceInfo: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickDeviceInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['battery_level'] ?? s['battery_level']) !== undefined) r['battery_level'] = v;
+  if ((dm & 2) === 0 && (v = a?.['brand'] ?? s['brand']) !== undefined) r['brand'] = v;
+  if ((dm & 4) === 0 && (v = a?.['carrier'] ?? s['carrier']) !== undefined) r['carrier'] = v;
+  if ((dm & 8) === 0 && (v = a?.['cpu_cores'] ?? s['cpu_cores']) !== undefined) r['cpu_cores'] = v;
+  if ((dm & 16) === 0 && (v = a?.['external_storage_free_space'] ?? s['external_storage_free_space']) !== undefined) r['external_storage_free_space'] = v;
+  if ((dm & 32) === 0 && (v = a?.['external_storage_size'] ?? s['external_storage_size']) !== undefined) r['external_storage_size'] = v;
+  if ((dm & 64) === 0 && (v = a?.['form_factor'] ?? s['form_factor']) !== undefined) r['form_factor'] = v;
+  if ((dm & 128) === 0 && (v = a?.['kernel_version'] ?? s['kernel_version']) !== undefined) r['kernel_version'] = v;
+  if ((dm & 256) === 0 && (v = a?.['languages'] ?? s['languages']) !== undefined) r['languages'] = v;
+  if ((dm & 512) === 0 && (v = a?.['locale'] ?? s['locale']) !== undefined) r['locale'] = v;
+  if ((dm & 1024) === 0 && (v = a?.['model'] ?? s['model']) !== undefined) r['model'] = v;
+  if ((dm & 2048) === 0 && (v = a?.['network_type'] ?? s['network_type']) !== undefined) r['network_type'] = v;
+  if ((dm & 4096) === 0 && (v = a?.['os_family'] ?? s['os_family']) !== undefined) r['os_family'] = v;
+  if ((dm & 8192) === 0 && (v = a?.['os_name'] ?? s['os_name']) !== undefined) r['os_name'] = v;
+  if ((dm & 16384) === 0 && (v = a?.['os_release_name'] ?? s['os_release_name']) !== undefined) r['os_release_name'] = v;
+  if ((dm & 32768) === 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
+  if ((dm & 65536) === 0 && (v = a?.['screen_density'] ?? s['screen_density']) !== undefined) r['screen_density'] = v;
+  if ((dm & 131072) === 0 && (v = a?.['screen_height'] ?? s['screen_height']) !== undefined) r['screen_height'] = v;
+  if ((dm & 262144) === 0 && (v = a?.['screen_width'] ?? s['screen_width']) !== undefined) r['screen_width'] = v;
+  if ((dm & 524288) === 0 && (v = a?.['storage_free_space'] ?? s['storage_free_space']) !== undefined) r['storage_free_space'] = v;
+  if ((dm & 1048576) === 0 && (v = a?.['storage_size'] ?? s['storage_size']) !== undefined) r['storage_size'] = v;
+  if ((dm & 2097152) === 0 && (v = a?.['timezone'] ?? s['timezone']) !== undefined) r['timezone'] = v;
+  if ((dm & 4194304) === 0 && (v = a?.['timezone_abbr'] ?? s['timezone_abbr']) !== undefined) r['timezone_abbr'] = v;
+  if ((dm & 8388608) === 0 && (v = a?.['type'] ?? s['type']) !== undefined) r['type'] = v;
+  return r;
 }
 
 /**
@@ -1085,7 +1205,8 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
  */
 function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
-  let dr = false;
+  let dm = 0;
+  let du = false;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
@@ -1124,8 +1245,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['em'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['em'] = d;
+            else dm |= 1;
           }
         }
         break;
@@ -1165,8 +1286,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['ph'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['ph'] = d;
+            else dm |= 2;
           }
         }
         break;
@@ -1206,8 +1327,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['ln'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['ln'] = d;
+            else dm |= 4;
           }
         }
         break;
@@ -1247,8 +1368,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['db'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['db'] = d;
+            else dm |= 8;
           }
         }
         break;
@@ -1288,8 +1409,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['ge'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['ge'] = d;
+            else dm |= 16;
           }
         }
         break;
@@ -1329,8 +1450,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['ct'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['ct'] = d;
+            else dm |= 32;
           }
         }
         break;
@@ -1370,8 +1491,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['st'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['st'] = d;
+            else dm |= 64;
           }
         }
         break;
@@ -1411,8 +1532,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['zp'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['zp'] = d;
+            else dm |= 128;
           }
         }
         break;
@@ -1452,8 +1573,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['country'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['country'] = d;
+            else dm |= 256;
           }
         }
         break;
@@ -1493,8 +1614,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['external_id'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['external_id'] = d;
+            else dm |= 512;
           }
         }
         break;
@@ -1534,8 +1655,8 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
             }
           }
           if (d !== undefined) {
-            (a ??= { ...s })['hashed_maids'] = d.length > 0 ? d : DROP;
-            if (d.length === 0) dr = true;
+            if (d.length > 0) (a ??= {})['hashed_maids'] = d;
+            else dm |= 1024;
           }
         }
         break;
@@ -1558,8 +1679,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           const r = ipProblem(x);
           if (r !== undefined) {
             ipDropped(o, p, i, 'client_ip_address', x, r);
-            (a ??= { ...s })['client_ip_address'] = DROP;
-            dr = true;
+            dm |= 4096;
             break;
           }
         }
@@ -1575,8 +1695,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           const r = userAgentProblem(x, USER_AGENT);
           if (r !== undefined) {
             userAgentDropped(o, p, i, 'client_user_agent', r);
-            (a ??= { ...s })['client_user_agent'] = DROP;
-            dr = true;
+            dm |= 8192;
             break;
           }
         }
@@ -1593,10 +1712,32 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
       }
       default:
         unknownKey(o, 'unknown_field_dropped', p, i, k, KEYS_USER_DATA);
-        (a ??= { ...s })[k] = DROP;
-        dr = true;
+        du = true;
     }
   }
-  requireAnyOf(o, p, i, a ?? s, ANY_OF_USER_DATA);
-  return a === undefined ? s : dr ? compact(a) : a;
+  let t = a === undefined && dm === 0 && !du ? s : pickUserData(s, a, dm);
+  requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
+  return t;
+}
+
+/** The accepted copy of a UserData: replaced values in `a`, dropped fields in the mask `dm`. */
+function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  let v: unknown;
+  if ((dm & 1) === 0 && (v = a?.['em'] ?? s['em']) !== undefined) r['em'] = v;
+  if ((dm & 2) === 0 && (v = a?.['ph'] ?? s['ph']) !== undefined) r['ph'] = v;
+  if ((dm & 4) === 0 && (v = a?.['ln'] ?? s['ln']) !== undefined) r['ln'] = v;
+  if ((dm & 8) === 0 && (v = a?.['db'] ?? s['db']) !== undefined) r['db'] = v;
+  if ((dm & 16) === 0 && (v = a?.['ge'] ?? s['ge']) !== undefined) r['ge'] = v;
+  if ((dm & 32) === 0 && (v = a?.['ct'] ?? s['ct']) !== undefined) r['ct'] = v;
+  if ((dm & 64) === 0 && (v = a?.['st'] ?? s['st']) !== undefined) r['st'] = v;
+  if ((dm & 128) === 0 && (v = a?.['zp'] ?? s['zp']) !== undefined) r['zp'] = v;
+  if ((dm & 256) === 0 && (v = a?.['country'] ?? s['country']) !== undefined) r['country'] = v;
+  if ((dm & 512) === 0 && (v = a?.['external_id'] ?? s['external_id']) !== undefined) r['external_id'] = v;
+  if ((dm & 1024) === 0 && (v = a?.['hashed_maids'] ?? s['hashed_maids']) !== undefined) r['hashed_maids'] = v;
+  if ((dm & 2048) === 0 && (v = a?.['click_id'] ?? s['click_id']) !== undefined) r['click_id'] = v;
+  if ((dm & 4096) === 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
+  if ((dm & 8192) === 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
+  if ((dm & 16384) === 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
+  return r;
 }

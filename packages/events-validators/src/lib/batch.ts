@@ -73,7 +73,11 @@ export function validateBatch(body: unknown, ctx?: ValidationContext): RequestFa
       events.push({ status: 'processed', error_message: null, warning_message: joinMessages(o.warnings) });
     } else {
       accepted.push(null);
-      events.push({ status: 'failed', error_message: joinMessages(o.errors), warning_message: joinMessages(o.warnings) });
+      events.push({
+        status: 'failed',
+        error_message: joinMessages(o.errors),
+        warning_message: joinMessages(o.warnings),
+      });
     }
     problems.push(o);
   }

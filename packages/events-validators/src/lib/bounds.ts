@@ -21,7 +21,15 @@ export function codePoints(s: string): number {
  * Rule kind `bounds`, maxLength: reports `string_too_long` and returns false when `s` has more than `max`
  * characters.
  */
-export function checkMaxLength(o: EventProblems, p: string, i: number, name: string, j: number, s: string, max: number): boolean {
+export function checkMaxLength(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  s: string,
+  max: number,
+): boolean {
   const length = codePoints(s);
   if (length <= max) return true;
   const path = pathOf(p, i, name, j);
@@ -30,19 +38,41 @@ export function checkMaxLength(o: EventProblems, p: string, i: number, name: str
 }
 
 /** Rule kind `bounds`, minLength 1: `empty_string` names what to send. */
-export function emptyString(o: EventProblems, p: string, i: number, name: string, j: number, expected: string): void {
+export function emptyString(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  expected: string,
+): void {
   const path = pathOf(p, i, name, j);
   report(o, 'empty_string', path, { path, expected });
 }
 
 /** Rule kind `bounds`, maxItems: `too_many_items`. */
-export function tooManyItems(o: EventProblems, p: string, i: number, name: string, count: number, max: number): void {
+export function tooManyItems(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  count: number,
+  max: number,
+): void {
   const path = pathOf(p, i, name, -1);
   report(o, 'too_many_items', path, { path, count, max });
 }
 
 /** Rule kind `bounds`, minimum/maximum: `integer_out_of_range`; `bound` is the generated text ("at least 0"). */
-export function outOfRange(o: EventProblems, p: string, i: number, name: string, j: number, x: number, bound: string): void {
+export function outOfRange(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  x: number,
+  bound: string,
+): void {
   const path = pathOf(p, i, name, j);
   report(o, 'integer_out_of_range', path, { path, bound, received: received(x) });
 }

@@ -1,7 +1,15 @@
 import { type EventProblems, pathOf, received, report } from './problems.js';
 
 /** Rule kind `enum`: `invalid_enum`; `allowed` is the generated list (`"web", "app_ios", ...`). */
-export function invalidEnum(o: EventProblems, p: string, i: number, name: string, j: number, x: string, allowed: string): void {
+export function invalidEnum(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  j: number,
+  x: string,
+  allowed: string,
+): void {
   const path = pathOf(p, i, name, j);
   report(o, 'invalid_enum', path, { path, allowed, received: received(x) });
 }

@@ -11,7 +11,14 @@ const EXAMPLES = EVENT_NAME_SUGGESTIONS.examples.join(', ');
  * for the ad account (matched case-insensitively). Returns the name to store (a custom name as registered),
  * or undefined after reporting `invalid_event_name` with the nearest standard name when one is near.
  */
-export function checkEventName(o: EventProblems, p: string, i: number, name: string, x: string, c: Ctx): string | undefined {
+export function checkEventName(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  x: string,
+  c: Ctx,
+): string | undefined {
   if (STANDARD.has(x)) return x;
   if (c.custom !== undefined) {
     const registered = c.custom.get(x.toLowerCase());

@@ -1,7 +1,7 @@
 import type { UserData } from '@org/events-types';
 import { COUNTRY_FIELD, FIELD_NORMALIZERS, UNHASHED_FIELDS } from '../generated/normalizers.gen.js';
-import { hexState } from './sha256-hex.js';
 import type { StepContext } from './normalize-steps.js';
+import { hexState } from './sha256-hex.js';
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
@@ -11,7 +11,8 @@ const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'
  */
 export async function sha256Hex(s: string): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
-  if (subtle === undefined) throw new Error('sha256Hex needs Web Crypto (globalThis.crypto.subtle): Node >= 20 or a browser');
+  if (subtle === undefined)
+    throw new Error('sha256Hex needs Web Crypto (globalThis.crypto.subtle): Node >= 20 or a browser');
   const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(s)));
   let out = '';
   for (const b of digest) out += HEX[b];
@@ -66,7 +67,8 @@ export async function hashUserData(raw: Record<string, string | string[] | undef
   for (const [field, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if (normalizerOf(field) === undefined) {
-      if (typeof value !== 'string') throw new TypeError(`${field} is sent as is: give one string, not an array`);
+      if (typeof value !== 'string')
+        throw new TypeError(`${field} is sent as is: give one string, not an array`);
       out[field] = value;
       continue;
     }

@@ -18,7 +18,8 @@ export function idsInItems(
   let set: Set<unknown> | undefined;
   if (ids.length * items.length > 64) {
     set = new Set();
-    for (const item of items) if (typeof item === 'object' && item !== null) set.add((item as Record<string, unknown>)[key]);
+    for (const item of items)
+      if (typeof item === 'object' && item !== null) set.add((item as Record<string, unknown>)[key]);
   }
   let kept: unknown[] | undefined;
   for (let j = 0; j < ids.length; j++) {
@@ -37,7 +38,12 @@ export function idsInItems(
     }
     kept ??= ids.slice(0, j);
     const path = pathOf(p, i, idsName, j);
-    report(o, 'content_id_not_in_contents', path, { path, received: received(id), items: pathOf(p, i, itemsName, -1), key });
+    report(o, 'content_id_not_in_contents', path, {
+      path,
+      received: received(id),
+      items: pathOf(p, i, itemsName, -1),
+      key,
+    });
   }
   return kept ?? ids;
 }

@@ -114,7 +114,14 @@ export function ipProblem(s: string): string | undefined {
 }
 
 /** Reports `invalid_ip_dropped`. */
-export function ipDropped(o: EventProblems, p: string, i: number, name: string, x: string, reason: string): void {
+export function ipDropped(
+  o: EventProblems,
+  p: string,
+  i: number,
+  name: string,
+  x: string,
+  reason: string,
+): void {
   const path = pathOf(p, i, name, -1);
   report(o, 'invalid_ip_dropped', path, { path, reason, received: received(x) });
 }

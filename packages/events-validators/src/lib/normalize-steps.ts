@@ -50,9 +50,12 @@ function nameKey(s: string): string {
     .trim();
 }
 
-function index(entries: readonly { code: string; name: string; aliases: readonly string[] }[]): Map<string, string> {
+function index(
+  entries: readonly { code: string; name: string; aliases: readonly string[] }[],
+): Map<string, string> {
   const m = new Map<string, string>();
-  for (const e of entries) for (const n of [e.code, e.name, ...e.aliases]) if (!m.has(nameKey(n))) m.set(nameKey(n), e.code);
+  for (const e of entries)
+    for (const n of [e.code, e.name, ...e.aliases]) if (!m.has(nameKey(n))) m.set(nameKey(n), e.code);
   return m;
 }
 
@@ -113,7 +116,8 @@ let genders: Map<string, string> | undefined;
 export function mapGender(s: string, _x: StepContext): string | null {
   if (genders === undefined) {
     genders = new Map();
-    for (const [code, words] of Object.entries(NORMALIZATION.gender)) for (const w of words) genders.set(w, code);
+    for (const [code, words] of Object.entries(NORMALIZATION.gender))
+      for (const w of words) genders.set(w, code);
   }
   return genders.get(s) ?? null;
 }

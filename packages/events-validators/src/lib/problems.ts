@@ -135,7 +135,9 @@ export function describeType(v: unknown): string {
 
 function json(v: unknown): string {
   if (v === undefined) return 'undefined';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : String(v);
+  // Only the start of a long string can be shown: quote no more than that.
+  if (typeof v === 'string' && v.length > MAX_CHARS) return JSON.stringify(v.slice(0, MAX_CHARS));
+  if (typeof v === 'number') return String(v);
   if (typeof v === 'bigint') return `${v}n`;
   if (typeof v === 'function' || typeof v === 'symbol') return typeof v;
   try {
@@ -197,7 +199,7 @@ export function joinMessages(problems: readonly Problem[]): string | null {
   const n = problems.length;
   if (n === 0) return null;
   let s = problems[0]!.message;
-  const shown = n < MAX_MESSAGES ? n : MAX_MESSAGES;
+  const shown = Math.min(n, MAX_MESSAGES);
   for (let k = 1; k < shown; k++) s += `; ${problems[k]!.message}`;
   if (n > shown) s += `; and ${n - shown} more`;
   return s;

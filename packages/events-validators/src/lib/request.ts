@@ -26,7 +26,12 @@ const MAX_DETAILS = LIMITS.messages_max_per_event.value;
  * Adds a request-level problem (REQUEST_PROBLEMS template). Details stop at LIMITS.messages_max_per_event,
  * as per-event messages do (C3), so a body of a million unknown keys does not answer a million details.
  */
-export function requestProblem(r: RequestProblems, key: RequestProblemKey, path: string, params: MessageParams): void {
+export function requestProblem(
+  r: RequestProblems,
+  key: RequestProblemKey,
+  path: string,
+  params: MessageParams,
+): void {
   const p = REQUEST_PROBLEMS[key];
   r.error ??= p.error;
   if (r.details.length < MAX_DETAILS) r.details.push({ path, problem: formatTemplate(p.template, params) });

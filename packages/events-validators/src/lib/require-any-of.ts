@@ -1,11 +1,17 @@
-import { type EventProblems, pathOf, report } from './problems.js';
 import { present } from './present.js';
+import { type EventProblems, pathOf, report } from './problems.js';
 
 function words(alternatives: readonly (readonly string[])[]): string {
   const parts = alternatives.map((alt) =>
-    alt.length === 1 ? alt[0]! : alt.length === 2 ? `both ${alt[0]} and ${alt[1]}` : `all of ${alt.join(', ')}`,
+    alt.length === 1
+      ? alt[0]!
+      : alt.length === 2
+        ? `both ${alt[0]} and ${alt[1]}`
+        : `all of ${alt.join(', ')}`,
   );
-  return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')}, or ${parts[parts.length - 1]}`;
+  return parts.length <= 1
+    ? parts.join('')
+    : `${parts.slice(0, -1).join(', ')}, or ${parts[parts.length - 1]}`;
 }
 
 /**

@@ -16,14 +16,14 @@ let prev = new Int32Array(64);
 let cur = new Int32Array(64);
 
 /**
- * Optimal string alignment distance (adjacent transpositions count 1), or `limit + 1` as soon as it is
- * sure to exceed `limit`. Reuses three rows: no allocation per call.
+ * Optimal string alignment distance (adjacent transpositions count 1) when it is at most `limit`, else
+ * `limit + 1` (returned as soon as that is sure). Reuses three rows: no allocation per call.
  */
 export function osaDistance(a: string, b: string, limit = Number.MAX_SAFE_INTEGER): number {
   const n = a.length;
   const m = b.length;
   if (Math.abs(n - m) > limit) return limit + 1;
-  if (n === 0 || m === 0) return n + m;
+  if (n === 0 || m === 0) return Math.min(n + m, limit + 1);
   if (prev.length <= m) {
     prev2 = new Int32Array(m + 1);
     prev = new Int32Array(m + 1);
@@ -37,7 +37,8 @@ export function osaDistance(a: string, b: string, limit = Number.MAX_SAFE_INTEGE
     for (let y = 1; y <= m; y++) {
       const by = b.charCodeAt(y - 1);
       let d = Math.min(prev[y]! + 1, cur[y - 1]! + 1, prev[y - 1]! + (ax === by ? 0 : 1));
-      if (x > 1 && y > 1 && ax === b.charCodeAt(y - 2) && a.charCodeAt(x - 2) === by) d = Math.min(d, prev2[y - 2]! + 1);
+      if (x > 1 && y > 1 && ax === b.charCodeAt(y - 2) && a.charCodeAt(x - 2) === by)
+        d = Math.min(d, prev2[y - 2]! + 1);
       cur[y] = d;
       if (d < rowMin) rowMin = d;
     }
@@ -47,7 +48,7 @@ export function osaDistance(a: string, b: string, limit = Number.MAX_SAFE_INTEGE
     prev = cur;
     cur = t;
   }
-  return prev[m]!;
+  return Math.min(prev[m]!, limit + 1);
 }
 
 /** Lower-cases and turns spaces and dashes into underscores. */
@@ -65,7 +66,8 @@ function compute(name: string, candidates: readonly string[], maxDistance: numbe
     let score = osaDistance(a, b, cap);
     if (a.length > b.length) score = Math.min(score, osaDistance(a.slice(0, b.length), b, cap));
     if (score > cap) score = Number.POSITIVE_INFINITY;
-    if (a.length >= 4 && a !== b && (b.endsWith(`_${a}`) || b.startsWith(`${a}_`))) score = Math.min(score, maxDistance + 0.5);
+    if (a.length >= 4 && a !== b && (b.endsWith(`_${a}`) || b.startsWith(`${a}_`)))
+      score = Math.min(score, maxDistance + 0.5);
     if (score < bestScore || (score === bestScore && best !== undefined && c < best)) {
       best = c;
       bestScore = score;
@@ -75,10 +77,16 @@ function compute(name: string, candidates: readonly string[], maxDistance: numbe
 }
 
 const CACHE_SIZE = 1024;
+/** Names longer than this are not remembered (no real name is that long), so the cache stays small. */
+const CACHED_MAX_LENGTH = 256;
 const caches = new WeakMap<readonly string[], { maxDistance: number; answers: Map<string, string | null> }>();
 
 /** The candidate nearest to `name`, or undefined when none is near enough (see the module comment). */
-export function nearest(name: string, candidates: readonly string[], maxDistance: number): string | undefined {
+export function nearest(
+  name: string,
+  candidates: readonly string[],
+  maxDistance: number,
+): string | undefined {
   let cache = caches.get(candidates);
   if (cache === undefined || cache.maxDistance !== maxDistance) {
     cache = { maxDistance, answers: new Map() };
@@ -87,7 +95,9 @@ export function nearest(name: string, candidates: readonly string[], maxDistance
   const hit = cache.answers.get(name);
   if (hit !== undefined) return hit ?? undefined;
   const found = compute(name, candidates, maxDistance);
-  if (cache.answers.size >= CACHE_SIZE) cache.answers.clear();
-  cache.answers.set(name, found ?? null);
+  if (name.length <= CACHED_MAX_LENGTH) {
+    if (cache.answers.size >= CACHE_SIZE) cache.answers.clear();
+    cache.answers.set(name, found ?? null);
+  }
   return found;
 }

@@ -1,13 +1,14 @@
 import { type EventProblems, pathOf, report } from './problems.js';
 
+const UNITS: readonly [number, string][] = [
+  [86400, 'day'],
+  [3600, 'hour'],
+  [60, 'minute'],
+];
+
 /** A spec limit in seconds in words: 604800 -> "7 days", 300 -> "5 minutes", 172800 -> "2 days". */
 export function duration(seconds: number): string {
-  const units: [number, string][] = [
-    [86400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-  ];
-  for (const [size, unit] of units)
+  for (const [size, unit] of UNITS)
     if (seconds >= size && seconds % size === 0) {
       const n = seconds / size;
       return `${n} ${unit}${n === 1 ? '' : 's'}`;
@@ -38,12 +39,26 @@ export function checkUnixSeconds(
 ): void {
   if (x >= milliseconds) {
     const path = pathOf(p, i, name, -1);
-    report(o, 'event_time_milliseconds', path, { path, received: String(x), suggestion: String(Math.floor(x / 1000)) });
+    report(o, 'event_time_milliseconds', path, {
+      path,
+      received: String(x),
+      suggestion: String(Math.floor(x / 1000)),
+    });
   } else if (x < now - maxAge) {
     const path = pathOf(p, i, name, -1);
-    report(o, 'event_time_too_old', path, { path, received: String(x), when: isoTime(x), maxAge: duration(maxAge) });
+    report(o, 'event_time_too_old', path, {
+      path,
+      received: String(x),
+      when: isoTime(x),
+      maxAge: duration(maxAge),
+    });
   } else if (x > now + maxFuture) {
     const path = pathOf(p, i, name, -1);
-    report(o, 'event_time_in_future', path, { path, received: String(x), when: isoTime(x), maxFuture: duration(maxFuture) });
+    report(o, 'event_time_in_future', path, {
+      path,
+      received: String(x),
+      when: isoTime(x),
+      maxFuture: duration(maxFuture),
+    });
   }
 }

@@ -39,8 +39,11 @@ export function unknownKey(
   let message = byKey.get(key);
   if (message === undefined) {
     message = formatMessage(code, { path, suggestion: nearest(key, known, MAX_DISTANCE) });
-    byKey.set(key, message);
-    c.size++;
+    // A long key is never worth remembering (and would keep a large string alive).
+    if (key.length <= 256) {
+      byKey.set(key, message);
+      c.size++;
+    }
   }
   addProblem(o, code, path, message);
 }

@@ -18,6 +18,25 @@ export interface UserAgentRule {
  * client user agent, or undefined when it can.
  */
 export function userAgentProblem(s: string, rule: UserAgentRule): string | undefined {
+  const known = verdicts.get(s);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const found = diagnose(s, rule);
+  if (s.length <= CACHED_MAX_LENGTH) {
+    if (verdicts.size >= 4096) verdicts.clear();
+    verdicts.set(s, found ?? '');
+  }
+  return found;
+}
+
+/**
+ * Verdicts of recent user agents ('' when usable). Traffic repeats a few hundred browser builds, and the
+ * bot patterns cost a case-insensitive scan of the whole string; a repeat costs one map read.
+ */
+const verdicts = new Map<string, string>();
+/** Longer values (real user agents stay well under it) are not kept, so the cache stays small. */
+const CACHED_MAX_LENGTH = 512;
+
+function diagnose(s: string, rule: UserAgentRule): string | undefined {
   const t = s.trim();
   if (t === '') return 'it is empty';
   if (t.length <= rule.rejectMaxLength && rule.reject.has(t.toLowerCase()))
@@ -25,7 +44,8 @@ export function userAgentProblem(s: string, rule: UserAgentRule): string | undef
   const bot = rule.bot.exec(t);
   if (bot !== null) return `it is a bot or automated client (it contains ${JSON.stringify(bot[0])})`;
   if (!rule.productToken.test(t)) {
-    if (isIp(t)) return `${JSON.stringify(cut(t))} is an IP address, not a user agent (are the two fields swapped?)`;
+    if (isIp(t))
+      return `${JSON.stringify(cut(t))} is an IP address, not a user agent (are the two fields swapped?)`;
     return `${JSON.stringify(cut(t))} has no product/version token such as Mozilla/5.0`;
   }
   return undefined;

@@ -38,11 +38,15 @@ export function limitValue(v: LimitRef | number): number {
 export function describeItem(t: TypeIR, enumValues?: string[]): string {
   switch (t.kind) {
     case 'primitive':
-      return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false' }[t.name];
+      return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false' }[
+        t.name
+      ];
     case 'array':
       return 'an array';
     case 'ref':
-      return t.target === 'object' ? 'an object' : `one of ${(enumValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+      return t.target === 'object'
+        ? 'an object'
+        : `one of ${(enumValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
   }
 }
 
@@ -50,7 +54,9 @@ export { quote };
 
 /** `true`, a lower-case `or` list: ["http", "https"] -> "http or https". */
 export function orList(words: string[]): string {
-  return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+  return words.length <= 1
+    ? words.join('')
+    : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
 /** PascalCase of a snake_case or kebab-case name. */

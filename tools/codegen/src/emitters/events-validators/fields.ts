@@ -4,13 +4,29 @@ import { mayChange, ruleCode } from './rules.js';
 import type { FileScope } from './scope.js';
 import { fieldSite, itemSite, type Site } from './site.js';
 
+/** Bit of a field in the drop mask `dm` of its object: one bit per field, in spec order. */
+export function fieldBit(schema: SchemaIR, name: string): number {
+  const k = schema.fields.findIndex((f) => f.name === name);
+  if (k < 0) throw new Error(`events-validators: ${name} is not a field of ${schema.name}`);
+  if (k > 30)
+    throw new Error(`events-validators: ${schema.name} has more than 31 fields; the drop mask holds 31`);
+  return 2 ** k;
+}
+
+/** Name of the generated function building the accepted copy of an object. */
+export function pickName(schema: string): string {
+  return `pick${schema}`;
+}
+
 /** Name of the generated function checking the fields of an object schema. */
 export function checkName(schema: string): string {
   return `check${schema}`;
 }
 
 function enumValues(ir: IR, t: TypeIR): string[] | undefined {
-  return t.kind === 'ref' && t.target === 'enum' ? ir.enums.find((e) => e.name === t.name)?.values : undefined;
+  return t.kind === 'ref' && t.target === 'enum'
+    ? ir.enums.find((e) => e.name === t.name)?.values
+    : undefined;
 }
 
 /**
@@ -22,21 +38,30 @@ function typeCode(site: Site, scope: FileScope): string[] {
   const { v, loc, stop } = site;
   const t = site.type;
   const mismatch = scope.lib('json-type', 'mismatch');
-  const call = (code: string) => `${mismatch}(o, ${loc}, ${v}, ${quote(site.expected)}, '${code}', ${site.sensitive})`;
+  const call = (code: string) =>
+    `${mismatch}(o, ${loc}, ${v}, ${quote(site.expected)}, '${code}', ${site.sensitive})`;
   const convertible = (test: string, code: string, recheck: string) =>
     block(`if (${test}) `, [`${v} = ${call(code)};`, `if (${recheck}) ${stop}`]);
   switch (t.kind) {
     case 'array':
       return convertible(`!Array.isArray(${v})`, 'a', `!Array.isArray(${v})`);
     case 'ref':
-      if (t.target === 'enum') return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
-      return block(`if (typeof ${v} !== 'object' || ${v} === null || Array.isArray(${v})) `, [`${call('o')};`, stop]);
+      if (t.target === 'enum')
+        return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
+      return block(`if (typeof ${v} !== 'object' || ${v} === null || Array.isArray(${v})) `, [
+        `${call('o')};`,
+        stop,
+      ]);
     case 'primitive':
       switch (t.name) {
         case 'string':
           return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
         case 'integer':
-          return convertible(`typeof ${v} !== 'number' || !Number.isInteger(${v})`, 'i', `typeof ${v} !== 'number'`);
+          return convertible(
+            `typeof ${v} !== 'number' || !Number.isInteger(${v})`,
+            'i',
+            `typeof ${v} !== 'number'`,
+          );
         case 'number':
           return convertible(`typeof ${v} !== 'number'`, 'n', `typeof ${v} !== 'number'`);
         case 'boolean':
@@ -60,10 +85,16 @@ function isSensitive(f: FieldIR): boolean {
 }
 
 /** The items of an array field: type, item rules, and copy-on-write of the accepted array. */
-function itemsCode(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): string[] {
+function itemsCode(ir: IR, schema: SchemaIR, f: FieldIR, bit: number, scope: FileScope): string[] {
   if (f.type.kind !== 'array') return [];
   const itemType = f.type.items;
-  const site = itemSite(schema.name, f.name, itemType, describeItem(itemType, enumValues(ir, itemType)), isSensitive(f));
+  const site = itemSite(
+    schema.name,
+    f.name,
+    itemType,
+    describeItem(itemType, enumValues(ir, itemType)),
+    isSensitive(f),
+  );
   const isObject = itemType.kind === 'ref' && itemType.target === 'object';
   const changes = isObject || f.itemRules.some(mayChange);
   const body = [
@@ -72,8 +103,7 @@ function itemsCode(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): stri
     ...f.itemRules.flatMap((r) => ruleCode(ir, r, site, scope)),
     ...objectCode(site, 'ip', 'j'),
   ];
-  if (!changes)
-    return [...block('for (let j = 0; j < x.length; j++) ', body)];
+  if (!changes) return [...block('for (let j = 0; j < x.length; j++) ', body)];
   const key = quote(f.name);
   return block('', [
     'let d: unknown[] | undefined;',
@@ -83,22 +113,20 @@ function itemsCode(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): stri
       'if (d !== undefined) d.push(y);',
       ...block('else if (y !== x[j]) ', ['d = x.slice(0, j);', 'd.push(y);']),
     ]),
-    ...block('if (d !== undefined) ', [
-      `(a ??= { ...s })[${key}] = d.length > 0 ? d : ${scope.lib('drop', 'DROP')};`,
-      'if (d.length === 0) dr = true;',
-    ]),
+    ...block('if (d !== undefined) ', [`if (d.length > 0) (a ??= {})[${key}] = d;`, `else dm |= ${bit};`]),
   ]);
 }
 
 /** One `case` of the generated key switch: the whole check of one field. */
 export function fieldCase(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope): string[] {
-  const site = fieldSite(schema.name, f.name, f.type, f.expected, isSensitive(f));
+  const bit = fieldBit(schema, f.name);
+  const site = fieldSite(schema.name, f.name, bit, f.type, f.expected, isSensitive(f));
   const body = [
     ...(f.nullable ? ['if (x === null) break;'] : []),
     ...typeCode(site, scope),
     ...f.rules.flatMap((r) => ruleCode(ir, r, site, scope)),
     ...objectCode(site, `${scope.lib('problems', 'pathOf')}(p, i, ${quote(f.name)}, -1)`, '-1'),
-    ...itemsCode(ir, schema, f, scope),
+    ...itemsCode(ir, schema, f, bit, scope),
     'break;',
   ];
   return [`case ${quote(f.name)}: {`, ...body.map((l) => `  ${l}`), '}'];

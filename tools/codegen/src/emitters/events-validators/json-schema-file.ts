@@ -49,11 +49,14 @@ function caseInsensitivePattern(values: string[]): string {
 export function jsonSchemaFile(dir: string, m: ValidatorModel): EmittedFile {
   const components = (m.ir.openapi.components as Node).schemas as Record<string, Node>;
   const definitions: Record<string, unknown> = {};
-  const enumOf = (ref: string) => components[ref.replace('#/components/schemas/', '')]?.enum as string[] | undefined;
+  const enumOf = (ref: string) =>
+    components[ref.replace('#/components/schemas/', '')]?.enum as string[] | undefined;
   const convert = (node: Node): Node => {
     if (node['x-case-insensitive'] === true) {
       const alts = (node.oneOf as Node[] | undefined) ?? [node];
-      const values = alts.flatMap((a) => (typeof a.$ref === 'string' ? (enumOf(a.$ref) ?? []) : ((a.enum as string[]) ?? [])));
+      const values = alts.flatMap((a) =>
+        typeof a.$ref === 'string' ? (enumOf(a.$ref) ?? []) : ((a.enum as string[]) ?? []),
+      );
       const nullable = alts.some((a) => a.type === 'null');
       return { type: nullable ? ['string', 'null'] : 'string', pattern: caseInsensitivePattern(values) };
     }
@@ -68,7 +71,9 @@ export function jsonSchemaFile(dir: string, m: ValidatorModel): EmittedFile {
       if (!KEEP.has(k)) continue;
       if (k === 'pattern' && node['x-severity'] === 'warning') continue;
       if (k === 'properties')
-        out[k] = Object.fromEntries(Object.entries(v as Record<string, Node>).map(([p, s]) => [p, convert(s)]));
+        out[k] = Object.fromEntries(
+          Object.entries(v as Record<string, Node>).map(([p, s]) => [p, convert(s)]),
+        );
       else if (k === 'items') out[k] = convert(v as Node);
       else if (k === 'oneOf' || k === 'anyOf') out[k] = (v as Node[]).map(convert);
       else out[k] = v;

@@ -31,7 +31,8 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
   scope.lib('normalize-steps', 'StepContext', true);
   const functions = ir.normalization.kinds.map((k) => {
     for (const s of k.steps)
-      if (!STEPS.has(s)) throw new Error(`events-validators: normalization step "${s}" (kind ${k.name}) has no runtime`);
+      if (!STEPS.has(s))
+        throw new Error(`events-validators: normalization step "${s}" (kind ${k.name}) has no runtime`);
     const calls = k.steps.map((s) => {
       const fn = scope.lib('normalize-steps', camel(s));
       return `  v = ${fn}(v, x);\n  if (v === null) return null;`;
@@ -43,7 +44,8 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
   for (const s of m.schemas)
     for (const f of s.fields)
       if (f.normalize) {
-        if (!kinds.has(f.normalize)) throw new Error(`events-validators: ${s.name}.${f.name} names unknown kind ${f.normalize}`);
+        if (!kinds.has(f.normalize))
+          throw new Error(`events-validators: ${s.name}.${f.name} names unknown kind ${f.normalize}`);
         fields.push(`  ${f.name}: normalize${pascal(f.normalize)},`);
       }
   const path = `${dir}/normalizers.gen.ts`;

@@ -2,7 +2,7 @@ import { type FunctionDeclarationStructure, StructureKind } from 'ts-morph';
 import { doc, literal } from '../../emit/literal.js';
 import type { FieldIR, IR, RuleIR, SchemaIR } from '../../ir/types.js';
 import { block, quote } from './code.js';
-import { checkName, fieldCase } from './fields.js';
+import { checkName, fieldBit, fieldCase, pickName } from './fields.js';
 import { refName, schemaByName } from './model.js';
 import { constName } from './rules.js';
 import type { FileScope } from './scope.js';
@@ -17,32 +17,41 @@ const PARAMS = [
 
 function unknownKeysDefault(schema: SchemaIR, scope: FileScope): string[] {
   const keys = () =>
-    scope.constant(`KEYS_${constName(schema.name)}`, literal(schema.fields.map((f) => f.name)), 'readonly string[]');
+    scope.constant(
+      `KEYS_${constName(schema.name)}`,
+      literal(schema.fields.map((f) => f.name)),
+      'readonly string[]',
+    );
   const unknownKey = () => scope.lib('unknown-keys', 'unknownKey');
   switch (schema.unknownKeys) {
     case 'allow':
-      return [];
+      throw new Error(
+        `events-validators: ${schema.name} allows unknown keys; an event schema must fail on them or drop them (x-unknown-keys)`,
+      );
     case 'failed':
       return ['default:', `  ${unknownKey()}(o, 'unknown_field', p, i, k, ${keys()});`];
     case 'warning':
       return [
         'default:',
         `  ${unknownKey()}(o, 'unknown_field_dropped', p, i, k, ${keys()});`,
-        `  (a ??= { ...s })[k] = ${scope.lib('drop', 'DROP')};`,
-        '  dr = true;',
+        '  du = true;',
       ];
     case 'request':
-      throw new Error(`events-validators: ${schema.name} fails the whole request on unknown keys; only the batch body may`);
+      throw new Error(
+        `events-validators: ${schema.name} fails the whole request on unknown keys; only the batch body may`,
+      );
   }
 }
 
 /** The field that a recommended-fields condition reads: the enum field holding every action source named. */
-function actionSourceField(ir: IR, event: SchemaIR, needed: Set<string>): FieldIR {
+function actionSourceField(event: SchemaIR, needed: Set<string>): FieldIR {
   const found = event.fields.filter((f) =>
     f.rules.some((r) => r.kind === 'enum' && [...needed].every((v) => r.values.includes(v))),
   );
   if (found.length !== 1)
-    throw new Error(`events-validators: ${event.name} needs one enum field holding ${[...needed].join(', ')} for x-recommended`);
+    throw new Error(
+      `events-validators: ${event.name} needs one enum field holding ${[...needed].join(', ')} for x-recommended`,
+    );
   return found[0]!;
 }
 
@@ -50,7 +59,9 @@ function holdsRecommended(ir: IR, schema: SchemaIR): boolean {
   return schema.fields.some(
     (f) =>
       f.recommended !== undefined ||
-      (f.type.kind === 'ref' && f.type.target === 'object' && holdsRecommended(ir, schemaByName(ir, f.type.name))),
+      (f.type.kind === 'ref' &&
+        f.type.target === 'object' &&
+        holdsRecommended(ir, schemaByName(ir, f.type.name))),
   );
 }
 
@@ -61,21 +72,44 @@ interface Recommended {
 }
 
 /** Fields with x-recommended in the schema and in the objects it holds (not through arrays). */
-function recommendedFields(ir: IR, schema: SchemaIR, prefix: string, access: string, lines: string[], depth: number): Recommended[] {
+function recommendedFields(
+  ir: IR,
+  schema: SchemaIR,
+  prefix: string,
+  access: string,
+  lines: string[],
+  depth: number,
+): Recommended[] {
   const out: Recommended[] = [];
   for (const f of schema.fields) {
-    if (f.recommended) out.push({ path: `${prefix}${f.name}`, access: `${access}[${quote(f.name)}]`, field: f });
-    if (f.type.kind === 'ref' && f.type.target === 'object' && holdsRecommended(ir, schemaByName(ir, f.type.name))) {
+    if (f.recommended)
+      out.push({ path: `${prefix}${f.name}`, access: `${access}[${quote(f.name)}]`, field: f });
+    if (
+      f.type.kind === 'ref' &&
+      f.type.target === 'object' &&
+      holdsRecommended(ir, schemaByName(ir, f.type.name))
+    ) {
       const v = `n${depth}_${lines.length}`;
       lines.push(`const ${v}r = ${access}[${quote(f.name)}];`);
       lines.push(
         `const ${v} = typeof ${v}r === 'object' && ${v}r !== null ? (${v}r as Record<string, unknown>) : undefined;`,
       );
-      out.push(...recommendedFields(ir, schemaByName(ir, f.type.name), `${prefix}${f.name}.`, `${v}?.`, lines, depth + 1));
+      out.push(
+        ...recommendedFields(
+          ir,
+          schemaByName(ir, f.type.name),
+          `${prefix}${f.name}.`,
+          `${v}?.`,
+          lines,
+          depth + 1,
+        ),
+      );
     } else if (f.type.kind === 'array' && refName(f.type)) {
       const nested = schemaByName(ir, refName(f.type)!);
       if (nested.fields.some((x) => x.recommended))
-        throw new Error(`events-validators: x-recommended inside array items (${nested.name}) is not supported`);
+        throw new Error(
+          `events-validators: x-recommended inside array items (${nested.name}) is not supported`,
+        );
     }
   }
   return out;
@@ -87,28 +121,39 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
   const fields = recommendedFields(ir, schema, '', 's', head, 0);
   if (fields.length === 0) return [];
   const sources = new Set<string>();
-  for (const r of fields) if (r.field.recommended!.actionSources !== 'all') for (const a of r.field.recommended!.actionSources) sources.add(a);
+  for (const r of fields)
+    if (r.field.recommended!.actionSources !== 'all')
+      for (const a of r.field.recommended!.actionSources) sources.add(a);
   const lines = [...head];
-  if (sources.size) lines.unshift(`const as = s[${quote(actionSourceField(ir, schema, sources).name)}];`);
+  if (sources.size) lines.unshift(`const as = s[${quote(actionSourceField(schema, sources).name)}];`);
   const groups = new Map<string, string>();
   const nameField = schema.fields.find((f) => f.rules.some((r) => r.kind === 'event-name'));
   for (const r of fields) {
     const names = r.field.recommended!.eventNames;
     if (names === null || groups.has(names.join())) continue;
-    if (!nameField) throw new Error(`events-validators: x-recommended eventNames needs an event-name field in ${schema.name}`);
+    if (!nameField)
+      throw new Error(
+        `events-validators: x-recommended eventNames needs an event-name field in ${schema.name}`,
+      );
     if (groups.size === 0) lines.push(`const en = s[${quote(nameField.name)}];`);
     const g = `g${groups.size}`;
     groups.set(names.join(), g);
     lines.push(`const ${g} = ${names.map((n) => `en === ${quote(n)}`).join(' || ')};`);
   }
-  if (fields.length > 31) throw new Error(`events-validators: more than 31 recommended fields in ${schema.name}`);
+  if (fields.length > 31)
+    throw new Error(`events-validators: more than 31 recommended fields in ${schema.name}`);
   const present = scope.lib('present', 'present');
-  const paths = scope.constant(`RECOMMENDED_${constName(schema.name)}`, literal(fields.map((r) => r.path)), 'readonly string[]');
+  const paths = scope.constant(
+    `RECOMMENDED_${constName(schema.name)}`,
+    literal(fields.map((r) => r.path)),
+    'readonly string[]',
+  );
   lines.push('let m = 0;');
   fields.forEach((r, k) => {
     const rec = r.field.recommended!;
     const conds: string[] = [];
-    if (rec.actionSources !== 'all') conds.push(`(${rec.actionSources.map((a) => `as === ${quote(a)}`).join(' || ')})`);
+    if (rec.actionSources !== 'all')
+      conds.push(`(${rec.actionSources.map((a) => `as === ${quote(a)}`).join(' || ')})`);
     if (rec.eventNames !== null) conds.push(groups.get(rec.eventNames.join()) ?? 'false');
     conds.push(`!${present}(${r.access})`);
     lines.push(`if (${conds.join(' && ')}) m |= ${2 ** k};`);
@@ -123,24 +168,30 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
     case 'dedup':
       return [];
     case 'require-any-of': {
-      const alts = scope.constant(`ANY_OF_${constName(schema.name)}`, literal(r.alternatives), 'readonly (readonly string[])[]');
-      return [`${scope.lib('require-any-of', 'requireAnyOf')}(o, p, i, a ?? s, ${alts});`];
+      const alts = scope.constant(
+        `ANY_OF_${constName(schema.name)}`,
+        literal(r.alternatives),
+        'readonly (readonly string[])[]',
+      );
+      return [`${scope.lib('require-any-of', 'requireAnyOf')}(o, p, i, t, ${alts});`];
     }
     case 'default-from-context':
       return block(`if (s[${quote(r.when)}] != null && s[${quote(r.field)}] == null) `, [
         `${scope.lib('default-from-context', 'defaultFromContext')}(o, p, i, ${quote(r.field)}, ${quote(r.when)}, c.${r.context});`,
-        `if (c.${r.context} !== undefined) (a ??= { ...s })[${quote(r.field)}] = c.${r.context};`,
+        ...block(`if (c.${r.context} !== undefined) `, [
+          'if (t === s) t = { ...s };',
+          `t[${quote(r.field)}] = c.${r.context};`,
+        ]),
       ]);
     case 'ids-in-items':
       return block('', [
-        'const t = a ?? s;',
         `const ids = t[${quote(r.ids)}];`,
         `const items = t[${quote(r.items)}];`,
         ...block('if (Array.isArray(ids) && Array.isArray(items)) ', [
           `const kept = ${scope.lib('ids-in-items', 'idsInItems')}(o, p, i, ${quote(r.ids)}, ${quote(r.items)}, ${quote(r.key)}, ids, items);`,
           ...block('if (kept !== ids) ', [
-            `(a ??= { ...s })[${quote(r.ids)}] = kept.length > 0 ? kept : ${scope.lib('drop', 'DROP')};`,
-            'if (kept.length === 0) dr = true;',
+            `if (kept.length === 0) t = ${pickName(schema.name)}(t, undefined, ${fieldBit(schema, r.ids)});`,
+            ...block('else ', ['if (t === s) t = { ...s };', `t[${quote(r.ids)}] = kept;`]),
           ]),
         ]),
       ]);
@@ -152,9 +203,41 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
 }
 
 /**
+ * The accepted copy of an object: its known fields in spec order, replaced values (`a`) over the sent ones,
+ * without the fields of the drop mask `dm`, and without unknown keys (an event schema either fails on them
+ * or drops them). Named loads and stores: no `delete`, no dictionary mode.
+ */
+export function pickFunction(schema: SchemaIR): FunctionDeclarationStructure {
+  const lines = [
+    'const r: Record<string, unknown> = {};',
+    'let v: unknown;',
+    ...schema.fields.map(
+      (f) =>
+        `if ((dm & ${fieldBit(schema, f.name)}) === 0 && (v = a?.[${quote(f.name)}] ?? s[${quote(f.name)}]) !== undefined) r[${quote(f.name)}] = v;`,
+    ),
+    'return r;',
+  ];
+  return {
+    kind: StructureKind.Function,
+    name: pickName(schema.name),
+    docs: [
+      `The accepted copy of a ${schema.name}: replaced values in \`a\`, dropped fields in the mask \`dm\`.`,
+    ],
+    parameters: [
+      { name: 's', type: 'Readonly<Record<string, unknown>>' },
+      { name: 'a', type: 'Readonly<Record<string, unknown>> | undefined' },
+      { name: 'dm', type: 'number' },
+    ],
+    returnType: 'Record<string, unknown>',
+    statements: lines.join('\n'),
+  };
+}
+
+/**
  * The generated check of one object schema, straight-line: one pass over the keys with a switch (known
  * fields checked inline, unknown keys per x-unknown-keys), required fields, then object rules. Returns the
- * object as accepted: the same object when nothing was dropped or replaced, else a copy (copy-on-write).
+ * object as accepted: the same object when nothing was dropped or replaced, else a copy (copy-on-write:
+ * replaced values gather in `a`, dropped fields in the bit mask `dm`, and `pick` builds the copy once).
  */
 export function schemaFunction(ir: IR, schema: SchemaIR, scope: FileScope): FunctionDeclarationStructure {
   scope.lib('context', 'Ctx', true);
@@ -168,14 +251,16 @@ export function schemaFunction(ir: IR, schema: SchemaIR, scope: FileScope): Func
     );
   const statements = [
     'let a: Record<string, unknown> | undefined;',
-    'let dr = false;',
+    'let dm = 0;',
+    ...(schema.unknownKeys === 'warning' ? ['let du = false;'] : []),
     ...block('for (const k in s) ', [
       'let x: unknown = s[k];',
       ...block('switch (k) ', [...cases, ...unknownKeysDefault(schema, scope)]),
     ]),
     ...required,
+    `let t = a === undefined && dm === 0${schema.unknownKeys === 'warning' ? ' && !du' : ''} ? s : ${pickName(schema.name)}(s, a, dm);`,
     ...schema.rules.flatMap((r) => objectRuleCode(ir, schema, r, scope)),
-    `return a === undefined ? s : dr ? ${scope.lib('drop', 'compact')}(a) : a;`,
+    'return t;',
   ];
   return {
     kind: StructureKind.Function,

@@ -10,7 +10,9 @@ const BODY = 'body';
 
 function problemKey(ir: IR, key: string): string {
   if (!ir.requestProblems.some((p) => p.key === key))
-    throw new Error(`events-validators: spec/data/request-errors.yaml has no problem "${key}" for the batch body (C2)`);
+    throw new Error(
+      `events-validators: spec/data/request-errors.yaml has no problem "${key}" for the batch body (C2)`,
+    );
   return quote(key);
 }
 
@@ -26,16 +28,24 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
   const received = scope.lib('problems', 'received');
   const name = quote(f.name);
   const bounds = f.rules.find((r) => r.kind === 'bounds');
-  const min = bounds?.kind === 'bounds' && bounds.minItems !== undefined ? limitValue(bounds.minItems) : undefined;
-  const max = bounds?.kind === 'bounds' && bounds.maxItems !== undefined ? limitValue(bounds.maxItems) : undefined;
+  const min =
+    bounds?.kind === 'bounds' && bounds.minItems !== undefined ? limitValue(bounds.minItems) : undefined;
+  const max =
+    bounds?.kind === 'bounds' && bounds.maxItems !== undefined ? limitValue(bounds.maxItems) : undefined;
   const arrayChecks = [
-    ...(f.required ? [`if (d === undefined) ${problem}(r, ${problemKey(ir, `${f.name}_missing`)}, ${name}, {});`] : []),
+    ...(f.required
+      ? [`if (d === undefined) ${problem}(r, ${problemKey(ir, `${f.name}_missing`)}, ${name}, {});`]
+      : []),
     `${f.required ? 'else ' : ''}if (!Array.isArray(d)) ${problem}(r, ${problemKey(ir, `${f.name}_not_array`)}, ${name}, { received: ${received}(d) });`,
     ...(min !== undefined
-      ? [`else if (d.length < ${min}) ${problem}(r, ${problemKey(ir, `${f.name}_empty`)}, ${name}, { min: ${min} });`]
+      ? [
+          `else if (d.length < ${min}) ${problem}(r, ${problemKey(ir, `${f.name}_empty`)}, ${name}, { min: ${min} });`,
+        ]
       : []),
     ...(max !== undefined
-      ? [`else if (d.length > ${max}) ${problem}(r, ${problemKey(ir, `${f.name}_too_many`)}, ${name}, { max: ${max}, count: d.length });`]
+      ? [
+          `else if (d.length > ${max}) ${problem}(r, ${problemKey(ir, `${f.name}_too_many`)}, ${name}, { max: ${max}, count: d.length });`,
+        ]
       : []),
   ];
   const known = request.fields.map((x) => x.name);
@@ -88,7 +98,6 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
       .map((l) => `  ${l}`)
       .join('\n')}\n}`,
     `/** C6: the time of an accepted event (\`${m.timeField}\`), named in the duplicate warning. */\nexport function dedupTime(e: Readonly<Record<string, unknown>>): unknown {\n  return e[${quote(m.timeField)}];\n}`,
-    `/** C6: how long a dedup key holds, in seconds (limit \`${m.dedup.window.key}\`). */\nexport const DEDUP_WINDOW_SECONDS = ${m.dedup.window.value};`,
   ];
   return { path, content: tsFile(path, [...scope.importStatements(), ...statements]) };
 }

@@ -18,7 +18,8 @@ export function constName(s: string): string {
 }
 
 function fieldOnly(r: RuleIR, site: Site): void {
-  if (site.item) throw new Error(`events-validators: rule kind ${r.kind} on array items (${site.name}) is not supported`);
+  if (site.item)
+    throw new Error(`events-validators: rule kind ${r.kind} on array items (${site.name}) is not supported`);
 }
 
 function boundText(min: number | undefined, max: number | undefined): string {
@@ -39,7 +40,12 @@ function userAgentRule(ir: IR, scope: FileScope): string {
     '}',
   ].join('\n');
   scope.lib('user-agent', 'UserAgentRule', true);
-  return scope.constant('USER_AGENT', init, 'UserAgentRule', 'The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml).');
+  return scope.constant(
+    'USER_AGENT',
+    init,
+    'UserAgentRule',
+    'The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml).',
+  );
 }
 
 /**
@@ -49,10 +55,6 @@ function userAgentRule(ir: IR, scope: FileScope): string {
 export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): string[] {
   const { v, loc, stop } = site;
   const lib = (file: string, name: string) => scope.lib(file, name);
-  const drop = () => {
-    if (!site.item) scope.lib('drop', 'DROP');
-    return site.drop;
-  };
   switch (r.kind) {
     case 'required':
     case 'type':
@@ -63,7 +65,10 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
         const values = scope.constant(`VALUES_${constName(r.enum)}`, literal(r.values), 'readonly string[]');
         return block('', [
           `const e = ${lib('enum', 'caseInsensitiveEnum')}(${v}, ${values});`,
-          ...block('if (e === undefined) ', [`${lib('enum', 'invalidEnum')}(o, ${loc}, ${v}, ${allowed});`, stop]),
+          ...block('if (e === undefined) ', [
+            `${lib('enum', 'invalidEnum')}(o, ${loc}, ${v}, ${allowed});`,
+            stop,
+          ]),
           ...block(`if (e !== ${v}) `, site.set('e')),
         ]);
       }
@@ -77,10 +82,16 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
       const t = site.type;
       const out: string[] = [];
       if (t.kind === 'array') {
-        if (r.minItems !== undefined) throw new Error(`events-validators: minItems on ${site.name} is not supported per event`);
+        if (r.minItems !== undefined)
+          throw new Error(`events-validators: minItems on ${site.name} is not supported per event`);
         if (r.maxItems !== undefined) {
           const max = limitValue(r.maxItems);
-          out.push(...block(`if (${v}.length > ${max}) `, [`${lib('bounds', 'tooManyItems')}(o, p, i, ${quote(site.name)}, ${v}.length, ${max});`, stop]));
+          out.push(
+            ...block(`if (${v}.length > ${max}) `, [
+              `${lib('bounds', 'tooManyItems')}(o, p, i, ${quote(site.name)}, ${v}.length, ${max});`,
+              stop,
+            ]),
+          );
         }
       } else if (t.kind === 'primitive' && (t.name === 'integer' || t.name === 'number')) {
         const tests: string[] = [];
@@ -95,22 +106,34 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
           );
       } else {
         if (r.minLength !== undefined && r.minLength > 1)
-          throw new Error(`events-validators: minLength ${r.minLength} on ${site.name}: only minLength 1 (empty_string) is supported`);
+          throw new Error(
+            `events-validators: minLength ${r.minLength} on ${site.name}: only minLength 1 (empty_string) is supported`,
+          );
         if (r.minLength === 1)
-          out.push(...block(`if (${v}.length === 0) `, [`${lib('bounds', 'emptyString')}(o, ${loc}, ${quote(site.expected)});`, stop]));
+          out.push(
+            ...block(`if (${v}.length === 0) `, [
+              `${lib('bounds', 'emptyString')}(o, ${loc}, ${quote(site.expected)});`,
+              stop,
+            ]),
+          );
         if (r.maxLength !== undefined) {
           const max = limitValue(r.maxLength);
-          out.push(`if (${v}.length > ${max} && !${lib('bounds', 'checkMaxLength')}(o, ${loc}, ${v}, ${max})) ${stop}`);
+          out.push(
+            `if (${v}.length > ${max} && !${lib('bounds', 'checkMaxLength')}(o, ${loc}, ${v}, ${max})) ${stop}`,
+          );
         }
       }
       return out;
     }
     case 'pattern': {
-      const re = scope.constant(`PATTERN_${constName(site.owner)}_${constName(site.name)}`, regexLiteral(r.pattern));
+      const re = scope.constant(
+        `PATTERN_${constName(site.owner)}_${constName(site.name)}`,
+        regexLiteral(r.pattern),
+      );
       const code = r.severity === 'warning' ? 'pattern_mismatch_dropped' : 'pattern_mismatch';
       return block(`if (!${re}.test(${v})) `, [
         `${lib('pattern', 'patternMismatch')}(o, '${code}', ${loc}, ${v}, ${quote(site.expected)});`,
-        ...(r.severity === 'warning' ? drop() : [stop]),
+        ...(r.severity === 'warning' ? site.drop : [stop]),
       ]);
     }
     case 'event-name':
@@ -127,8 +150,13 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
       ];
     case 'url': {
       fieldOnly(r, site);
-      const schemes = scope.constant(`SCHEMES_${constName(site.owner)}_${constName(site.name)}`, literal(r.schemes), 'readonly string[]');
-      return block(`if (!${lib('url', 'isUrl')}(${v}, ${schemes})) `, [
+      const re = scope.constant(
+        `URL_${constName(site.owner)}_${constName(site.name)}`,
+        `${lib('url', 'urlMatcher')}(${literal(r.schemes)})`,
+        undefined,
+        `Absolute ${orList(r.schemes)} URLs (rule kind url).`,
+      );
+      return block(`if (!${re}.test(${v})) `, [
         `${lib('url', 'invalidUrl')}(o, p, i, ${quote(site.name)}, ${v}, ${quote(orList(r.schemes))});`,
         stop,
       ]);
@@ -141,29 +169,37 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
       const code = r.severity === 'warning' ? 'invalid_code_dropped' : 'invalid_code';
       return block(`if (!${set}.has(${v})) `, [
         `${lib('code-list', 'checkCode')}(o, '${code}', ${loc}, ${v}, ${set}, ${r.case === 'upper'}, ${quote(site.expected)});`,
-        ...(r.severity === 'warning' ? drop() : [stop]),
+        ...(r.severity === 'warning' ? site.drop : [stop]),
       ]);
     }
     case 'ip-address':
       fieldOnly(r, site);
       return block('', [
         `const r = ${lib('ip', 'ipProblem')}(${v});`,
-        ...block('if (r !== undefined) ', [`${lib('ip', 'ipDropped')}(o, p, i, ${quote(site.name)}, ${v}, r);`, ...drop()]),
+        ...block('if (r !== undefined) ', [
+          `${lib('ip', 'ipDropped')}(o, p, i, ${quote(site.name)}, ${v}, r);`,
+          ...site.drop,
+        ]),
       ]);
     case 'user-agent':
       fieldOnly(r, site);
       return block('', [
         `const r = ${lib('user-agent', 'userAgentProblem')}(${v}, ${userAgentRule(ir, scope)});`,
-        ...block('if (r !== undefined) ', [`${lib('user-agent', 'userAgentDropped')}(o, p, i, ${quote(site.name)}, r);`, ...drop()]),
+        ...block('if (r !== undefined) ', [
+          `${lib('user-agent', 'userAgentDropped')}(o, p, i, ${quote(site.name)}, r);`,
+          ...site.drop,
+        ]),
       ]);
     case 'sha256-hex':
       return block('', [
         `const h = ${lib('sha256-hex', 'hexState')}(${v});`,
-        ...block('if (h === 0) ', [`${lib('sha256-hex', 'hashDropped')}(o, ${loc});`, ...drop()]),
+        ...block('if (h === 0) ', [`${lib('sha256-hex', 'hashDropped')}(o, ${loc});`, ...site.drop]),
         ...block('if (h === 2) ', site.set(`${v}.toLowerCase()`)),
       ]);
     case 'decimal-string': {
-      const args = [r.exclusiveMinimum, r.minimum, r.maximum?.value].map((n) => (n === undefined ? 'undefined' : String(n)));
+      const args = [r.exclusiveMinimum, r.minimum, r.maximum?.value].map((n) =>
+        n === undefined ? 'undefined' : String(n),
+      );
       return [
         `if (!${lib('decimal', 'checkDecimal')}(o, ${loc}, ${v}, ${quote(site.expected)}, ${args.join(', ')})) ${stop}`,
       ];
@@ -174,7 +210,9 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
     case 'ids-in-items':
     case 'recommended-fields':
     case 'dedup':
-      throw new Error(`events-validators: rule kind ${r.kind} belongs to an object, not to field ${site.name}`);
+      throw new Error(
+        `events-validators: rule kind ${r.kind} belongs to an object, not to field ${site.name}`,
+      );
   }
 }
 

@@ -41,8 +41,10 @@ export class FileScope {
   /** Declares a module constant once; the same name must always get the same initializer. */
   constant(name: string, init: string, type?: string, description?: string): string {
     const existing = this.constants.get(name);
-    if (existing && existing.init !== init) throw new Error(`constant ${name} declared twice with different values`);
-    if (!existing) this.constants.set(name, { name, type, init, docs: description ? [doc(description)] : [] });
+    if (existing && existing.init !== init)
+      throw new Error(`constant ${name} declared twice with different values`);
+    if (!existing)
+      this.constants.set(name, { name, type, init, docs: description ? [doc(description)] : [] });
     return name;
   }
 

@@ -22,13 +22,26 @@ export interface Site {
   item: boolean;
   /** Ends the checks of this value (it failed; the event fails). */
   stop: string;
-  /** Drops the value from the accepted event (a warning, C4) and ends its checks. */
+  /**
+   * Drops the value from the accepted event (a warning, C4) and ends its checks. A field sets its bit in
+   * `dm`, the drop mask of its object; an item is left out of the copy `d` of its array.
+   */
   drop: string[];
-  /** Replaces the value in the accepted event (case-normalized enum, lower-cased digest, registered name). */
+  /**
+   * Replaces the value in the accepted event (case-normalized enum, lower-cased digest, registered name):
+   * a field in `a`, the replaced values of its object; an item in `y`.
+   */
   set(expr: string): string[];
 }
 
-export function fieldSite(owner: string, name: string, type: TypeIR, expected: string, sensitive: boolean): Site {
+export function fieldSite(
+  owner: string,
+  name: string,
+  bit: number,
+  type: TypeIR,
+  expected: string,
+  sensitive: boolean,
+): Site {
   const key = quote(name);
   return {
     v: 'x',
@@ -40,12 +53,18 @@ export function fieldSite(owner: string, name: string, type: TypeIR, expected: s
     sensitive,
     item: false,
     stop: 'break;',
-    drop: [`(a ??= { ...s })[${key}] = DROP;`, 'dr = true;', 'break;'],
-    set: (e) => [`(a ??= { ...s })[${key}] = ${e};`],
+    drop: [`dm |= ${bit};`, 'break;'],
+    set: (e) => [`(a ??= {})[${key}] = ${e};`],
   };
 }
 
-export function itemSite(owner: string, name: string, type: TypeIR, expected: string, sensitive: boolean): Site {
+export function itemSite(
+  owner: string,
+  name: string,
+  type: TypeIR,
+  expected: string,
+  sensitive: boolean,
+): Site {
   return {
     v: 'y',
     owner,

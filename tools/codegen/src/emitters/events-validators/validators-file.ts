@@ -3,13 +3,13 @@ import type { EmittedFile } from '../../emit/emitter.js';
 import { tsFile } from '../../emit/ts-file.js';
 import { checkName } from './fields.js';
 import type { ValidatorModel } from './model.js';
-import { schemaFunction } from './objects.js';
+import { pickFunction, schemaFunction } from './objects.js';
 import { FileScope } from './scope.js';
 
 /** validators.gen.ts: one straight-line check per object schema the event reaches, and the entry point. */
 export function validatorsFile(dir: string, m: ValidatorModel): EmittedFile {
   const scope = new FileScope();
-  const functions = m.schemas.map((s) => schemaFunction(m.ir, s, scope));
+  const functions = m.schemas.flatMap((s) => [schemaFunction(m.ir, s, scope), pickFunction(s)]);
   const mismatch = scope.lib('json-type', 'mismatch');
   const entry: StatementStructures = {
     kind: StructureKind.Function,

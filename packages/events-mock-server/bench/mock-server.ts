@@ -1,0 +1,28 @@
+// The server under test, in its own process: startServer with conversion tokens (no rate limit on live
+// events, seed 8 rule 2), SQLite in a fresh file with the default synchronous=FULL, logs at info to
+// /dev/null. Test requests are limited to 10 per second per token (C7), so the bench rotates over
+// BENCH_TOKENS tokens: the limiter still runs on every request, it just never refuses.
+import { startServer } from '../src/index.js';
+
+const db = process.env.BENCH_DB ?? ':memory:';
+const tokens = Number(process.env.BENCH_TOKENS ?? 1);
+const server = await startServer({
+  db,
+  logLevel: 'info',
+  docs: false,
+  ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
+  ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
+  config: {
+    ad_accounts: [{ id: '549755885175', currency: 'USD' }],
+    tokens: Array.from({ length: tokens }, (_, i) => ({
+      id: `bench-${i}`,
+      kind: 'conversion',
+      token: `bench-conversion-token-${i}`,
+      ad_account: '549755885175',
+    })),
+  },
+});
+process.send?.({ url: server.url });
+process.on('message', (m) => {
+  if (m === 'rss') process.send?.({ maxRSS: process.resourceUsage().maxRSS * 1024 });
+});

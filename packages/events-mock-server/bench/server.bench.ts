@@ -1,0 +1,194 @@
+// pnpm bench: loads the server and a bare node:http floor with autocannon at 1, 100 and 1000 events per
+// request (10 connections), in test mode and with SQLite storage, and prints requests/s, events/s,
+// p50/p99 latency, peak RSS and the ratio to the floor. Each server runs in a child process so the load
+// generator (this process) does not share its event loop. Every request carries fresh event_ids, so the
+// stored run never turns into a dedup test.
+//
+// Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000).
+import { type ChildProcess, fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const SIZES = (process.env.BENCH_SIZES ?? '1,100,1000').split(',').map(Number);
+const CONNECTIONS = 10;
+/** Enough tokens that no one of them sees 10 test requests in a second (C7), even with 1-event batches. */
+const TOKENS = 4000;
+const ACCOUNT = '549755885175';
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const execArgv = ['--conditions=@org/source', '--import', 'tsx'];
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  maxRSS(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function start(script: string, env: Record<string, string> = {}): Promise<Child> {
+  const proc = fork(here(script), [], {
+    execArgv,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+    proc.once('message', (m: { url: string }) =>
+      resolve({
+        proc,
+        url: m.url,
+        maxRSS: () =>
+          new Promise((r) => {
+            proc.once('message', (x: { maxRSS: number }) => r(x.maxRSS));
+            proc.send('rss');
+          }),
+        stop: () =>
+          new Promise((r) => {
+            proc.removeAllListeners('exit');
+            proc.once('exit', () => r());
+            proc.kill('SIGTERM');
+          }),
+      }),
+    );
+  });
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/**
+ * The body as parts around the request number: joined with a fresh number per request, every event_id of
+ * every request is unique. A valid, complete event (~0.8 KB), so the server does its full work per event.
+ */
+function bodyParts(size: number): string[] {
+  const now = Math.floor(Date.now() / 1000);
+  const MARK = '@@REQ@@';
+  const events = Array.from({ length: size }, (_, i) => ({
+    event_name: i % 3 === 0 ? 'checkout' : i % 3 === 1 ? 'add_to_cart' : 'page_visit',
+    action_source: 'web',
+    event_time: now,
+    event_id: `${MARK}-${i}`,
+    event_source_url: 'https://shop.example.com/product/123',
+    partner_name: 'direct',
+    user_data: {
+      em: [sha(`user${i}@example.com`)],
+      external_id: [sha(`customer-${i}`)],
+      click_id: 'dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUm',
+      client_ip_address: '203.0.113.7',
+      client_user_agent: UA,
+    },
+    custom_data: {
+      currency: 'USD',
+      value: '42.00',
+      order_id: `order-${i}`,
+      num_items: 2,
+      content_ids: ['sku-1', 'sku-2'],
+      contents: [
+        { id: 'sku-1', item_price: '20.00', quantity: 1 },
+        { id: 'sku-2', item_price: '22.00', quantity: 1 },
+      ],
+    },
+  }));
+  return JSON.stringify({ data: events }).split(MARK);
+}
+
+interface Row {
+  target: string;
+  size: number;
+  reqs: number;
+  events: number;
+  p50: number;
+  p99: number;
+  rss: number;
+  errors: number;
+}
+
+async function load(url: string, path: string, size: number, duration: number): Promise<Result> {
+  const parts = bodyParts(size);
+  let n = 0;
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          const k = n++;
+          return {
+            ...req,
+            headers: { ...req.headers, authorization: `Bearer bench-conversion-token-${k % TOKENS}` },
+            body: parts.join(`r${process.pid}x${k}`),
+          };
+        },
+      },
+    ],
+  });
+}
+
+async function measure(target: string, child: Child, path: string, size: number): Promise<Row> {
+  await load(child.url, path, size, 2); // warm-up: JIT, SQLite cache
+  const r = await load(child.url, path, size, DURATION);
+  const rss = await child.maxRSS();
+  return {
+    target,
+    size,
+    reqs: r.requests.average,
+    events: r.requests.average * size,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    rss,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+const rows: Row[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
+const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
+try {
+  for (const size of SIZES) {
+    const floor = await start('./floor-server.ts');
+    rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
+    await floor.stop();
+    const test = await start('./mock-server.ts', {
+      BENCH_DB: join(dir, `test-${size}.db`),
+      BENCH_TOKENS: String(TOKENS),
+    });
+    rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
+    await test.stop();
+    const stored = await start('./mock-server.ts', {
+      BENCH_DB: join(dir, `stored-${size}.db`),
+      BENCH_TOKENS: String(TOKENS),
+    });
+    rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
+    await stored.stop();
+    process.stderr.write(`size ${size} done\n`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const lines = [
+  `Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run (after a 2 s warm-up).`,
+  '',
+  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | peak RSS MB | vs floor (events/s) | errors |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+];
+for (const r of rows) {
+  const floor = rows.find((f) => f.size === r.size && f.target.startsWith('floor'));
+  const ratio = floor ? r.events / floor.events : 1;
+  lines.push(
+    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.rss / 2 ** 20)} | ${fmt(ratio, 2)} | ${r.errors} |`,
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);

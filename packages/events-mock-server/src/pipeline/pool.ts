@@ -1,0 +1,131 @@
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ValidationContext } from '@org/events-validators';
+import { type Prepared, prepareBatch } from './prepare.js';
+
+export interface ValidationOptions {
+  /**
+   * Worker threads for large bodies; 0 validates everything on the event loop. Default: the available
+   * parallelism minus two (the event loop and the SQLite thread each keep a core busy under load), so 0 on
+   * a 2-core machine, where a thread hop only adds work (see README, Performance).
+   */
+  threads?: number;
+  /** Bodies smaller than this (bytes) are validated inline: a thread hop costs more than it saves. */
+  minBytes?: number;
+}
+
+interface Pending {
+  resolve(p: Prepared): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Tasks posted to this thread and not answered yet. */
+  tasks: Set<number>;
+}
+
+const here = import.meta.url;
+/**
+ * Built (dist), the worker is plain JavaScript. From source (tests, tsx), it is TypeScript: a small eval'd
+ * bootstrap registers tsx in the thread before importing it (Node 20 does not apply `--import` loaders to
+ * a worker's entry), with the workspace's source condition.
+ */
+function startWorker(): Worker {
+  if (!here.endsWith('.ts')) return new Worker(new URL('./validation-worker.js', here));
+  // The ESM entry of tsx's API (the CommonJS one resolves its loader wrongly from an eval'd worker).
+  const tsx = createRequire(here)
+    .resolve('tsx/esm/api')
+    .replace(/\.cjs$/, '.mjs');
+  const entry = new URL('./validation-worker.ts', here).href;
+  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, execArgv: ['--conditions=@org/source'] });
+}
+
+/**
+ * Runs prepareBatch inline for small bodies and in a pool of worker threads for large ones. Threads start
+ * lazily, on the first large body, so servers that only see small batches (most tests) never pay for them.
+ * The same code runs either way, so answers do not depend on where a batch was validated.
+ */
+export class ValidationPool {
+  readonly #threads: number;
+  readonly #minBytes: number;
+  readonly #slots: Slot[] = [];
+  readonly #pending = new Map<number, Pending>();
+  #next = 1;
+  #closed = false;
+
+  constructor(options: ValidationOptions = {}) {
+    this.#threads = Math.max(0, options.threads ?? availableParallelism() - 2);
+    this.#minBytes = options.minBytes ?? 64 * 1024;
+  }
+
+  /** Where a body of this size is validated: `inline` (the event loop) or `worker`. */
+  threadFor(bytes: number): 'inline' | 'worker' {
+    return this.#threads === 0 || bytes < this.#minBytes || this.#closed ? 'inline' : 'worker';
+  }
+
+  prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
+    if (this.threadFor(raw.length) === 'inline')
+      return Promise.resolve(prepareBatch(raw.toString('utf8'), ctx, withJson));
+    const slot = this.#pick();
+    const id = this.#next++;
+    // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
+    const bytes = new Uint8Array(raw).buffer;
+    const task = {
+      id,
+      raw: bytes,
+      ctx: { ...ctx, ...(ctx.customEventNames ? { customEventNames: [...ctx.customEventNames] } : {}) },
+      withJson,
+    };
+    return new Promise<Prepared>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      slot.tasks.add(id);
+      slot.worker.postMessage(task, [bytes]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  /** The least busy thread; a new one while there are fewer than allowed and all are busy. */
+  #pick(): Slot {
+    let best: Slot | undefined;
+    for (const s of this.#slots) if (!best || s.tasks.size < best.tasks.size) best = s;
+    if (best && (best.tasks.size === 0 || this.#slots.length >= this.#threads)) return best;
+    return this.#spawn();
+  }
+
+  #spawn(): Slot {
+    const worker = startWorker();
+    // Idle threads must not keep the process alive (integrators' test runners exit on their own).
+    worker.unref();
+    const slot: Slot = { worker, tasks: new Set() };
+    worker.on('message', (m: { id: number; prepared?: Prepared; error?: string }) => {
+      const p = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      slot.tasks.delete(m.id);
+      if (!p) return;
+      if (m.prepared) p.resolve(m.prepared);
+      else p.reject(new Error(`validation worker: ${m.error}`));
+    });
+    // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.
+    const fail = (e: Error) => {
+      const i = this.#slots.indexOf(slot);
+      if (i >= 0) this.#slots.splice(i, 1);
+      for (const id of slot.tasks) {
+        this.#pending.get(id)?.reject(e);
+        this.#pending.delete(id);
+      }
+      slot.tasks.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`validation worker exited with code ${code}`)));
+    this.#slots.push(slot);
+    return slot;
+  }
+}

@@ -1,0 +1,243 @@
+/** The runtime of the rule kinds (src/lib), against independent oracles where one exists. */
+import { isIP } from 'node:net';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codePoints } from '../src/lib/bounds.js';
+import { isDecimal } from '../src/lib/decimal.js';
+import { ipProblem, isIp } from '../src/lib/ip.js';
+import { cut, joinMessages, type Problem, pathOf, received } from '../src/lib/problems.js';
+import { hexState } from '../src/lib/sha256-hex.js';
+import { nearest, osaDistance } from '../src/lib/suggest.js';
+import { duration, isoTime } from '../src/lib/unix-seconds.js';
+import { urlMatcher } from '../src/lib/url.js';
+import { sha256 } from './helpers.js';
+
+describe('sha256-hex: hexState', () => {
+  const oracle = (s: string) => (/^[0-9a-fA-F]{64}$/.test(s) ? (/[A-F]/.test(s) ? 2 : 1) : 0);
+
+  it.each([
+    [sha256('a'), 1],
+    [sha256('a').toUpperCase(), 2],
+    [sha256('a').slice(1), 0],
+    [`${sha256('a')}0`, 0],
+    [`${sha256('a').slice(1)}g`, 0],
+    ['Buyer@Example.com', 0],
+    ['é'.repeat(64), 0],
+    ['', 0],
+  ])('%j -> %i', (s, expected) => {
+    expect(hexState(s)).toBe(expected);
+  });
+
+  it('agrees with a regular expression for every UTF-16 code unit at the first and last position', () => {
+    const base = sha256('x');
+    for (let c = 0; c < 65536; c += 1) {
+      const ch = String.fromCharCode(c);
+      for (const s of [ch + base.slice(1), base.slice(0, 63) + ch])
+        if (hexState(s) !== oracle(s)) throw new Error(`code ${c}`);
+    }
+  });
+
+  it('agrees with a regular expression on generated strings (fast-check)', () => {
+    const near = fc.string({
+      unit: fc.constantFrom(...'0123456789abcdefABCDEFgG@`/:\u0010\u0019 é'),
+      minLength: 63,
+      maxLength: 65,
+    });
+    fc.assert(
+      fc.property(near, (s) => hexState(s) === oracle(s)),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('ip-address: isIp and ipProblem', () => {
+  it('agrees with node:net isIP, except zone ids, which a client IP never carries', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV4Extended(), fc.ipV6(), fc.string({ maxLength: 20 })), (s) => {
+        const expected = isIP(s) !== 0 && !s.includes('%');
+        expect(isIp(s)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each([
+    ['198.51.100.10', undefined],
+    ['2001:db8:85a3::8a2e:370:7334', undefined],
+    ['::ffff:192.0.2.1', undefined],
+    ['0.0.0.0', 'an all-zeros address is not a client IP'],
+    ['0:0:0:0:0:0:0:0', 'an all-zeros address is not a client IP'],
+    ['01.2.3.4', 'it is not a valid IPv4 or IPv6 address'],
+    ['fe80::1%eth0', 'it is not a valid IPv4 or IPv6 address'],
+    ['Mozilla/5.0 (X11)', 'it is a user agent, not an IP address (are the two fields swapped?)'],
+  ])('%j -> %j', (s, reason) => {
+    expect(ipProblem(s)).toBe(reason);
+  });
+});
+
+describe('url: urlMatcher', () => {
+  const re = urlMatcher(['http', 'https']);
+  it.each([
+    ['https://shop.example.com/checkout/thank-you?epik=abc', true],
+    ['http://a.b', true],
+    ['HTTP://A.B/', true],
+    ['https://user:pw@shop.example.com:8443/x#y', true],
+    ['https://[2001:db8::1]/x', true],
+    ['https://bücher.example/', true],
+    ['https://a.example:65535/', true],
+    ['https://a.example:65536/', false],
+    ['https: //www.my-clothing-shop.org/', false],
+    ['https:/a.example', false],
+    ['https://', false],
+    ['https://a b.example/', false],
+    ['https://a.example/\tx', false],
+    ['mailto:x@example.com', false],
+    ['ftp://a.example', false],
+    ['//a.example/x', false],
+    ['httpx://a.example', false],
+  ])('%j -> %s', (s, expected) => {
+    expect(re.test(s)).toBe(expected);
+  });
+
+  it('accepts what fast-check calls a web URL, and what the URL parser then keeps as an http(s) URL', () => {
+    fc.assert(
+      fc.property(
+        fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }),
+        (u) => {
+          expect(re.test(u)).toBe(true);
+          expect(['http:', 'https:']).toContain(new URL(u).protocol);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('decimal-string: isDecimal', () => {
+  it.each([
+    ['42', true],
+    ['42.00', true],
+    ['.5', true],
+    ['-5', true],
+    ['+3', true],
+    ['0', true],
+    ['5.', false],
+    ['.', false],
+    ['-', false],
+    ['', false],
+    ['1e3', false],
+    ['1,000', false],
+    [' 42', false],
+    ['NaN', false],
+    ['Infinity', false],
+    ['[27.5,123]', false],
+  ])('%j -> %s', (s, expected) => {
+    expect(isDecimal(s)).toBe(expected);
+  });
+
+  it('accepts exactly what a plain decimal regular expression accepts (fast-check)', () => {
+    const plain = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789.+-e '), maxLength: 8 }), (s) => {
+        expect(isDecimal(s)).toBe(plain.test(s));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('suggestions: osaDistance and nearest', () => {
+  it.each([
+    ['', '', 0],
+    ['abc', '', 3],
+    ['checkout', 'checkout', 0],
+    ['chekcout', 'checkout', 1],
+    ['subscription', 'subscribe', 5],
+    ['subscript', 'subscribe', 2],
+    ['ca', 'abc', 3],
+  ])('osaDistance(%j, %j) = %i', (a, b, d) => {
+    expect(osaDistance(a, b)).toBe(d);
+  });
+
+  it('is symmetric and stops early past a limit (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 12 }),
+        fc.string({ maxLength: 12 }),
+        fc.nat({ max: 4 }),
+        (a, b, limit) => {
+          const d = osaDistance(a, b);
+          expect(osaDistance(b, a)).toBe(d);
+          expect(osaDistance(a, b, limit)).toBe(d <= limit ? d : limit + 1);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    ['subscription', 'subscribe'],
+    ['Checkout', 'checkout'],
+    ['signed up', 'signup'],
+    ['AddToCart', 'add_to_cart'],
+    ['cart', 'add_to_cart'],
+    ['purchase', undefined],
+    ['Order Completed', undefined],
+    ['custom', undefined],
+  ])('nearest(%j) among standard names = %j', async (name, expected) => {
+    const { STANDARD_EVENT_NAMES } = await import('@org/events-types');
+    expect(nearest(name, STANDARD_EVENT_NAMES, 3)).toBe(expected);
+  });
+
+  it('does not suggest a two-letter key for another (fn is not near ln, seed 2.4)', () => {
+    expect(nearest('fn', ['em', 'ln', 'ph'], 3)).toBeUndefined();
+    expect(nearest('price', ['id', 'item_price', 'quantity'], 3)).toBe('item_price');
+  });
+});
+
+describe('messages (C3)', () => {
+  const p = (message: string): Problem => ({ path: '', code: 'hash_dropped', message });
+
+  it('joins with "; ", null when empty, at most 10 then "and N more"', () => {
+    expect(joinMessages([])).toBeNull();
+    expect(joinMessages([p('a.')])).toBe('a.');
+    expect(joinMessages([p('a.'), p('b.')])).toBe('a.; b.');
+    const twelve = Array.from({ length: 12 }, (_, k) => p(`m${k}`));
+    expect(joinMessages(twelve)).toBe('m0; m1; m2; m3; m4; m5; m6; m7; m8; m9; and 2 more');
+    expect(joinMessages(twelve.slice(0, 10))).toBe('m0; m1; m2; m3; m4; m5; m6; m7; m8; m9');
+  });
+
+  it('quotes what was received as JSON cut to 60 characters, never inside a surrogate pair', () => {
+    expect(received('usd')).toBe('"usd"');
+    expect(received(42)).toBe('42');
+    expect(received(null)).toBe('null');
+    expect(received({ a: [1] })).toBe('{"a":[1]}');
+    expect(received('x'.repeat(100))).toBe(`"${'x'.repeat(58)}…`);
+    expect(received('x'.repeat(100))).toHaveLength(60);
+    expect(cut(`${'x'.repeat(57)}🥾🥾`)).toBe(`${'x'.repeat(57)}🥾…`);
+    expect(cut(`${'x'.repeat(58)}🥾🥾`)).toBe(`${'x'.repeat(58)}…`);
+    expect(received(undefined)).toBe('undefined');
+  });
+
+  it('builds paths only when a problem is reported', () => {
+    expect(pathOf('', -1, 'event_id', -1)).toBe('event_id');
+    expect(pathOf('user_data', -1, 'em', 0)).toBe('user_data.em[0]');
+    expect(pathOf('custom_data.contents', 1, 'item_price', -1)).toBe('custom_data.contents[1].item_price');
+    expect(pathOf('user_data', -1, '', -1)).toBe('user_data');
+  });
+
+  it('counts characters as code points, as JSON Schema does', () => {
+    expect(codePoints('🥾🥾')).toBe(2);
+    expect(codePoints('\ud83e')).toBe(1);
+    expect(codePoints('abc')).toBe(3);
+  });
+
+  it('says limits in words and times in UTC', () => {
+    expect(duration(604800)).toBe('7 days');
+    expect(duration(300)).toBe('5 minutes');
+    expect(duration(3600)).toBe('1 hour');
+    expect(duration(90)).toBe('90 seconds');
+    expect(isoTime(1753257600)).toBe('2025-07-23T08:00:00Z');
+    expect(isoTime(-1e300)).toBe('out of range');
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * C5: normalize per user_data field kind (NORMALIZATION.fields) and hashUserData, with SHA-256 vectors
+ * computed by node:crypto as the oracle (the package itself hashes with Web Crypto).
+ */
+import { NORMALIZATION } from '@org/events-types';
+import { describe, expect, it } from 'vitest';
+import { hashUserData, normalize, sha256Hex } from '../src/index.js';
+import { sha256 } from './helpers.js';
+
+describe('normalize (C5), one table per kind', () => {
+  const rows: [field: string, raw: string, expected: string | null][] = [
+    // em (email): trim + lower
+    ['em', '  Jane.Doe@Example.COM ', 'jane.doe@example.com'],
+    ['em', '   ', null],
+    // ph (phone): digits only, leading zeros removed
+    ['ph', '+1 (555) 010-0100', '15550100100'],
+    ['ph', '0044 20 7946 0958', '442079460958'],
+    ['ph', 'n/a', null],
+    // ln (name): trim, lower, NFC, accents kept
+    ['ln', '  González ', 'gonzález'],
+    ['ln', 'Gonza\u0301lez', 'gonz\u00e1lez'],
+    ['ln', 'MÜLLER', 'müller'],
+    // ct (city): lower, whitespace and punctuation removed, accented letters kept
+    ['ct', 'Miami Beach', 'miamibeach'],
+    ['ct', 'São Paulo', 'sãopaulo'],
+    ['ct', 'St. Louis', 'stlouis'],
+    ['ct', "L'Île-d'Yeu", 'lîledyeu'],
+    // st (state): two-letter code; US state and CA province names mapped (REGIONS)
+    ['st', 'California', 'ca'],
+    ['st', ' CA ', 'ca'],
+    ['st', 'new york', 'ny'],
+    ['st', 'Québec', 'qc'],
+    ['st', 'B.C.', 'bc'],
+    ['st', 'Bavaria', null],
+    // zp (zip): US first 5 digits (a US-shaped value without a country), others lower without spaces
+    ['zp', '33139-4512', '33139'],
+    ['zp', '331394512', '33139'],
+    ['zp', 'SW1A 1AA', 'sw1a1aa'],
+    // country: ISO-3166 alpha-2 lower, names mapped (COUNTRIES)
+    ['country', 'United States', 'us'],
+    ['country', 'U.S.A.', 'us'],
+    ['country', 'DE', 'de'],
+    ['country', 'Deutschland', 'de'],
+    ['country', 'Atlantis', null],
+    // db (date): YYYYMMDD from YYYY-MM-DD, MM/DD/YYYY, DD.MM.YYYY (month first when ambiguous)
+    ['db', '1996-02-01', '19960201'],
+    ['db', '1996-2-1', '19960201'],
+    ['db', '02/01/1996', '19960201'],
+    ['db', '01.02.1996', '19960201'],
+    ['db', '19960201', '19960201'],
+    ['db', '02/30/1996', null],
+    ['db', '13/01/1996', null],
+    ['db', '2000-02-29', '20000229'],
+    ['db', '1900-02-29', null],
+    ['db', 'Feb 1, 1996', null],
+    // ge (gender): m / f / n from words
+    ['ge', 'Male', 'm'],
+    ['ge', ' female ', 'f'],
+    ['ge', 'Non-Binary', 'n'],
+    ['ge', 'x', 'n'],
+    ['ge', 'unknown', null],
+    // external_id: trimmed, case kept
+    ['external_id', '  Cust-001 ', 'Cust-001'],
+    // hashed_maids (maid): trim + lower
+    ['hashed_maids', ' 6D92078A-8246-4BA4-AE5B-76104861E7DC ', '6d92078a-8246-4ba4-ae5b-76104861e7dc'],
+    // a value already 64-hex passes through, lower-cased, whatever the kind
+    ['ph', sha256('15550100100').toUpperCase(), sha256('15550100100')],
+    ['db', ` ${sha256('19960201')} `, sha256('19960201')],
+    // unhashed fields are left as they are
+    ['client_ip_address', ' 198.51.100.10 ', ' 198.51.100.10 '],
+    ['click_id', 'dj0yJnU9', 'dj0yJnU9'],
+  ];
+
+  it.each(rows)('%s %j -> %j', (field, raw, expected) => {
+    expect(normalize(field, raw)).toBe(expected);
+  });
+
+  it('covers every field of NORMALIZATION.fields and every unhashed field', () => {
+    const covered = new Set(rows.map(([f]) => f));
+    for (const f of Object.keys(NORMALIZATION.fields)) expect(covered).toContain(f);
+    expect(normalize('partner_id', 'Ab C')).toBe('Ab C');
+    expect(normalize('client_user_agent', 'Mozilla/5.0')).toBe('Mozilla/5.0');
+  });
+
+  it('refuses a name that is not a user_data field (fn, seed 2.4)', () => {
+    expect(() => normalize('fn', 'Jane')).toThrow(/fn is not a user_data field; known fields: em, ph/);
+  });
+});
+
+describe('sha256Hex (Web Crypto)', () => {
+  it.each(['', 'abc', 'jane.doe@example.com', 'gonzález', '🥾'])('%j matches node:crypto', async (s) => {
+    expect(await sha256Hex(s)).toBe(sha256(s));
+  });
+
+  it('gives the known vector of "abc"', async () => {
+    expect(await sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('hashUserData (C5)', () => {
+  it('normalizes and hashes every hashed field, always as arrays; copies unhashed fields', async () => {
+    const digest = sha256('already@example.com');
+    const out = await hashUserData({
+      em: ['  Jane.Doe@Example.COM ', digest.toUpperCase()],
+      ph: '+1 (555) 010-0100',
+      ln: 'González',
+      ct: 'Miami Beach',
+      st: 'California',
+      zp: '33139-4512',
+      country: 'United States',
+      db: '02/01/1996',
+      ge: 'Female',
+      external_id: ' Cust-001 ',
+      hashed_maids: '6D92078A-8246-4BA4-AE5B-76104861E7DC',
+      client_ip_address: '198.51.100.10',
+      client_user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0',
+      click_id: 'dj0yJnU9',
+      partner_id: undefined,
+    });
+    expect(out).toEqual({
+      em: [sha256('jane.doe@example.com'), digest],
+      ph: [sha256('15550100100')],
+      ln: [sha256('gonzález')],
+      ct: [sha256('miamibeach')],
+      st: [sha256('ca')],
+      zp: [sha256('33139')],
+      country: [sha256('us')],
+      db: [sha256('19960201')],
+      ge: [sha256('f')],
+      external_id: [sha256('Cust-001')],
+      hashed_maids: [sha256('6d92078a-8246-4ba4-ae5b-76104861e7dc')],
+      client_ip_address: '198.51.100.10',
+      client_user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0',
+      click_id: 'dj0yJnU9',
+    });
+  });
+
+  it('lets the country choose the zip rule (US: first 5 digits; elsewhere spaces removed)', async () => {
+    expect(await hashUserData({ zp: '12345 6789', country: 'us' })).toEqual({
+      zp: [sha256('12345')],
+      country: [sha256('us')],
+    });
+    expect(await hashUserData({ zp: '75008', country: 'France' })).toEqual({
+      zp: [sha256('75008')],
+      country: [sha256('fr')],
+    });
+    expect(await hashUserData({ zp: 'K1A 0B1', country: 'Canada' })).toEqual({
+      zp: [sha256('k1a0b1')],
+      country: [sha256('ca')],
+    });
+  });
+
+  it('leaves out values that cannot be normalized, and a field left with none', async () => {
+    expect(await hashUserData({ db: ['1996-02-30', '1996-02-01'], ge: 'unknown', st: 'Bavaria' })).toEqual({
+      db: [sha256('19960201')],
+    });
+  });
+
+  it('produces what the validators accept: every hash is 64 lower-case hex', async () => {
+    const out = await hashUserData({
+      em: 'a@b.c',
+      ph: '1',
+      ln: 'x',
+      ct: 'y',
+      st: 'ny',
+      zp: '1',
+      country: 'de',
+      db: '2000-01-01',
+      ge: 'm',
+    });
+    for (const v of Object.values(out)) for (const h of v as string[]) expect(h).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses an unknown field and an unhashed field given as an array', async () => {
+    await expect(hashUserData({ fn: 'Jane' })).rejects.toThrow(TypeError);
+    await expect(hashUserData({ client_ip_address: ['1.2.3.4'] })).rejects.toThrow(
+      'client_ip_address is sent as is: give one string, not an array',
+    );
+  });
+});

@@ -1,0 +1,432 @@
+/**
+ * Every request body of the integrator corpus (<repo>/../shared/integrator-payloads, see its README)
+ * through validateBatch, with each event's expected status and exact messages (C2-C6).
+ *
+ * Timestamps are historic (README: "Tests that want a file to pass should shift event_time to near now").
+ * Every event_time that is a plausible Unix-seconds value (>= 1e9 and < 1e11) is shifted to NOW; the values
+ * that are the file's point are kept as they are: 123 (file 12), 1700001 (file 13), milliseconds and a string
+ * (file 17, mix-3 and mix-8). One test also runs the files as they are, for the stale-time path.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateBatch } from '../src/index.js';
+import { type Json, NOW, payloadFiles, readPayload } from './helpers.js';
+
+const files = payloadFiles();
+const ctx = { now: NOW, currency: 'USD' };
+
+function shifted(file: string): Json {
+  const body = readPayload(file);
+  if (Array.isArray(body.data))
+    for (const e of body.data as Json[])
+      if (typeof e.event_time === 'number' && e.event_time >= 1e9 && e.event_time < 1e11) e.event_time = NOW;
+  return body;
+}
+
+// Messages that recur across files.
+const FN = 'user_data.fn is not a known field and was dropped.';
+const UA_DROPPED = (reason: string) =>
+  `user_data.client_user_agent was dropped: ${reason}. Send the full User-Agent header of the browser.`;
+const CHROME = UA_DROPPED('"chrome" has no product/version token such as Mozilla/5.0');
+const RECOMMENDED = (...fields: string[]) =>
+  `Recommended fields missing: ${fields.join(', ')}. Sending them improves matching and reporting.`;
+const INVALID_NAME = (name: string, suggestion?: string) =>
+  `Invalid event_name: ${name}. Use a supported conversion event_name (for example subscribe, checkout).${suggestion ? ` Did you mean ${suggestion}?` : ''}`;
+const LANGUAGE_EN_US =
+  'language must be a two-letter lower-case ISO-639-1 code such as "en"; received "en-US". The value was dropped. Send "en".';
+const NEEDS_IDENTIFIER =
+  'user_data needs an identifier: em, hashed_maids, or both client_ip_address and client_user_agent.';
+const VALUE_TYPE = (received: string) =>
+  `custom_data.value must be a string holding a decimal number greater than 0, such as "42.00"; received ${received}.`;
+const HASH_DROPPED = (path: string) =>
+  `${path} is not a SHA-256 hex digest (64 hex characters) and was dropped; hash the normalized value before sending.`;
+
+interface Expected {
+  status: 'processed' | 'failed';
+  errors: string[];
+  warnings: string[];
+}
+
+const ok = (...warnings: string[]): Expected => ({ status: 'processed', errors: [], warnings });
+const failed = (errors: string[], warnings: string[]): Expected => ({ status: 'failed', errors, warnings });
+
+/** file -> expected per event, in order. Comments give the README's row for the file. */
+const EXPECTED: Record<string, Expected[]> = {
+  // 01: web batch of 4 sharing one event_id under four names (no duplicate: the key includes event_name, C6);
+  // fn is not a field (seed 2.4, dropped), UA "chrome" has no product token (dropped); no event_source_url,
+  // no IP; "custom" is not registered for the account (C10) so the 4th fails; opt_out_type "LDP" is accepted.
+  '01-rudderstack-router-v5-batch-multiplexed.json': [
+    ...Array.from({ length: 3 }, () =>
+      ok(
+        FN,
+        CHROME,
+        RECOMMENDED(
+          'event_source_url',
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+        ),
+      ),
+    ),
+    failed(
+      [INVALID_NAME('custom')],
+      [
+        FN,
+        CHROME,
+        RECOMMENDED(
+          'event_source_url',
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+        ),
+      ],
+    ),
+  ],
+  // 02: "custom event" (space, not a standard name, nothing near); value "[27.5,123]" is not a decimal.
+  '02-rudderstack-v5-unmapped-event-name-array-value.json': [
+    failed(
+      [VALUE_TYPE('"[27.5,123]"'), INVALID_NAME('custom event')],
+      [
+        FN,
+        CHROME,
+        RECOMMENDED(
+          'event_source_url',
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+        ),
+      ],
+    ),
+  ],
+  // 03: Googlebot UA (seed: no bots) is dropped, which leaves only the IP: no usable identifier (C4);
+  // language "en-US" is dropped with "en" suggested.
+  '03-rudderstack-page-visit-bot-ua-locale.json': [
+    failed(
+      [`${NEEDS_IDENTIFIER} Dropped: user_data.client_user_agent.`],
+      [
+        LANGUAGE_EN_US,
+        UA_DROPPED('it is a bot or automated client (it contains "bot")'),
+        RECOMMENDED('user_data.em', 'user_data.external_id', 'user_data.click_id'),
+      ],
+    ),
+  ],
+  // 05: value "undefined"; value without currency (the account's USD is named, C4); IP and UA swapped
+  // (both dropped, each message says so); fn dropped. db/phone normalization mistakes cannot be seen in a hash.
+  '05-segment-legacy-signup-value-undefined-string.json': [
+    failed(
+      [VALUE_TYPE('"undefined"')],
+      [
+        'custom_data.value was sent without custom_data.currency; the ad account currency USD was used. Send custom_data.currency with custom_data.value.',
+        'user_data.client_ip_address was dropped: it is a user agent, not an IP address (are the two fields swapped?); received "Mozilla/5.0 (iPhone; CPU iPhone OS 9_1 like Mac OS X) Appl….',
+        UA_DROPPED('"5.5.5.5" is an IP address, not a user agent (are the two fields swapped?)'),
+        FN,
+        RECOMMENDED('user_data.click_id'),
+      ],
+    ),
+  ],
+  // 06: a clean app_ios app_install (opt_out true from Segment's default is a valid boolean).
+  '06-segment-latest-app-ios-app-install.json': [ok(RECOMMENDED('user_data.external_id'))],
+  // 07: "https: //www..." (space) is not an absolute URL (C4) and fails the event; fn dropped.
+  '07-pinterest-openapi-example-app-ios-full.json': [
+    failed(
+      [
+        'event_source_url must be an absolute http or https URL; received "https: //www.my-clothing-shop.org/".',
+      ],
+      [FN],
+    ),
+  ],
+  // 08: em hashed without lower-casing is still a digest (C5: the service checks shape, not normalization).
+  '08-woocommerce-checkout-web-raw-email-hash.json': [
+    ok(
+      RECOMMENDED(
+        'user_data.external_id',
+        'user_data.click_id',
+        'user_data.client_ip_address',
+        'user_data.client_user_agent',
+      ),
+    ),
+  ],
+  // 09: custom_data.category_name: Pinterest answered 400 for the whole request; here only the event fails.
+  '09-woocommerce-issue967-view-category-unknown-custom-key.json': [
+    failed(
+      ['custom_data.category_name is not a known field; remove it.'],
+      [
+        RECOMMENDED(
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+          'user_data.client_user_agent',
+        ),
+      ],
+    ),
+  ],
+  // 10: a GA4 purchase mapped to checkout; phone/external_id normalization cannot be seen in a hash.
+  '10-stape-sgtm-ga4-purchase-web.json': [ok(FN)],
+  // 11: clean; emoji and quotes in contents are fine (UTF-8).
+  '11-posthog-product-viewed-web-unicode-contents.json': [ok(FN)],
+  // 12: "custom" unregistered; event_time 123 (1970); contents keys "price" (item_price suggested);
+  // hashed_maids ["a","b"] unhashed (dropped); UA "Chrome"; content_ids match no contents[].id.
+  '12-adobe-edge-custom-unhashed-maids-wrong-content-keys.json': [
+    failed(
+      [
+        INVALID_NAME('custom'),
+        'event_time 123 (1970-01-01T00:02:03Z) is more than 7 days in the past; only events of the last 7 days are accepted.',
+        'custom_data.contents[0].price is not a known field; remove it. Did you mean item_price?',
+        'custom_data.contents[1].price is not a known field; remove it. Did you mean item_price?',
+      ],
+      [
+        FN,
+        UA_DROPPED('"Chrome" has no product/version token such as Mozilla/5.0'),
+        HASH_DROPPED('user_data.hashed_maids[0]'),
+        HASH_DROPPED('user_data.hashed_maids[1]'),
+        'custom_data.content_ids[0] "a" matches no custom_data.contents[].id.',
+        'custom_data.content_ids[1] "b" matches no custom_data.contents[].id.',
+      ],
+    ),
+  ],
+  // 13: seconds divided by 1000 (1970); user_data {} has no identifier; value 249.99 as a number.
+  '13-walkeros-checkout-seconds-divided-by-1000-empty-user-data.json': [
+    failed(
+      [
+        'event_time 1700001 (1970-01-20T16:13:21Z) is more than 7 days in the past; only events of the last 7 days are accepted.',
+        NEEDS_IDENTIFIER,
+        `${VALUE_TYPE('249.99')} Send "249.99".`,
+      ],
+      [
+        RECOMMENDED(
+          'user_data.em',
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+          'user_data.client_user_agent',
+          'custom_data.content_ids',
+        ),
+      ],
+    ),
+  ],
+  // 14: every hashed field a scalar (never echoed, C4); three unknown custom_data keys; value 0 as a number,
+  // which is also not above 0. Eleven errors: the response shows ten and "and 1 more" (C3).
+  '14-edgee-page-visit-scalar-hashes-extra-custom-keys.json': [
+    failed(
+      [
+        ...['em', 'ph', 'ln', 'ct', 'country', 'external_id'].map(
+          (f) =>
+            `user_data.${f} must be an array of SHA-256 hex digests; received a string. Send the value as a one-element array.`,
+        ),
+        'custom_data.page_name is not a known field; remove it.',
+        'custom_data.page_title is not a known field; remove it.',
+        'custom_data.page_category is not a known field; remove it.',
+        `${VALUE_TYPE('0')} Send "0".`,
+        'custom_data.value must be greater than 0; received "0".',
+      ],
+      [FN, RECOMMENDED('user_data.click_id')],
+    ),
+  ],
+  // 15: offline checkout; ZIP+4 and accent handling are normalization mistakes a hash cannot show.
+  '15-activepieces-offline-checkout-store-sale.json': [
+    ok(FN, RECOMMENDED('user_data.external_id', 'custom_data.contents')),
+  ],
+  // 16: app_android add_to_cart; language "en-US" from the locale is dropped.
+  '16-rudderstack-v5-app-android-add-to-cart.json': [
+    ok(LANGUAGE_EN_US, FN, RECOMMENDED('user_data.external_id', 'custom_data.order_id')),
+  ],
+  // 17: one documented mistake per event (README table "17-mistakes-mixed-batch.json, event by event").
+  '17-mistakes-mixed-batch.json': [
+    // mix-0: control.
+    ok(
+      RECOMMENDED(
+        'user_data.external_id',
+        'user_data.click_id',
+        'custom_data.content_ids',
+        'custom_data.num_items',
+        'custom_data.contents',
+      ),
+    ),
+    // mix-1: "purchase" (GA4 name): invalid, nothing near.
+    failed([INVALID_NAME('purchase')], [RECOMMENDED('user_data.external_id', 'user_data.click_id')]),
+    // mix-2: "subscription" means subscribe (seed 2.2).
+    failed(
+      [INVALID_NAME('subscription', 'subscribe')],
+      [RECOMMENDED('user_data.external_id', 'user_data.click_id')],
+    ),
+    // mix-3: milliseconds.
+    failed(
+      ['event_time 1753257600512 is in milliseconds; send Unix seconds (1753257600).'],
+      [
+        RECOMMENDED(
+          'user_data.external_id',
+          'user_data.click_id',
+          'custom_data.content_ids',
+          'custom_data.num_items',
+          'custom_data.contents',
+        ),
+      ],
+    ),
+    // mix-4: value as a number.
+    failed(
+      [`${VALUE_TYPE('42')} Send "42".`],
+      [
+        RECOMMENDED(
+          'user_data.external_id',
+          'user_data.click_id',
+          'custom_data.content_ids',
+          'custom_data.num_items',
+          'custom_data.contents',
+        ),
+      ],
+    ),
+    // mix-5: em unhashed and no IP/UA: the raw email is dropped (never echoed), leaving no identifier (C4).
+    failed(
+      [`${NEEDS_IDENTIFIER} Dropped: user_data.em[0].`],
+      [
+        HASH_DROPPED('user_data.em[0]'),
+        RECOMMENDED(
+          'user_data.external_id',
+          'user_data.click_id',
+          'user_data.client_ip_address',
+          'user_data.client_user_agent',
+        ),
+      ],
+    ),
+    // mix-6: action_source "app".
+    failed(
+      ['action_source must be one of "web", "app_ios", "app_android", "offline"; received "app".'],
+      [
+        RECOMMENDED(
+          'user_data.external_id',
+          'custom_data.currency',
+          'custom_data.value',
+          'custom_data.content_ids',
+          'custom_data.num_items',
+          'custom_data.order_id',
+          'custom_data.contents',
+        ),
+      ],
+    ),
+    // mix-7: "Order Completed", currency "usd", value "-5".
+    failed(
+      [
+        INVALID_NAME('Order Completed'),
+        'custom_data.currency must be an ISO-4217 currency code such as "USD"; received "usd". Send "USD".',
+        'custom_data.value must be greater than 0; received "-5".',
+      ],
+      [RECOMMENDED('user_data.external_id', 'user_data.click_id')],
+    ),
+    // mix-8: event_time as a string.
+    failed(
+      ['event_time must be the Unix time in seconds; received "1753257600". Send 1753257600.'],
+      [RECOMMENDED('user_data.external_id', 'user_data.click_id')],
+    ),
+  ],
+  // 18: opt_out_type "LDP" is accepted and stored as "ldp" (C4); IPv6 client IP.
+  '18-lead-ldp-opt-out-california.json': [ok(RECOMMENDED('user_data.external_id', 'user_data.click_id'))],
+};
+
+const join = (messages: string[]) =>
+  messages.length === 0
+    ? null
+    : messages.length <= 10
+      ? messages.join('; ')
+      : `${messages.slice(0, 10).join('; ')}; and ${messages.length - 10} more`;
+
+describe.skipIf(files.length === 0)('integrator payloads (../shared/integrator-payloads)', () => {
+  it('has an expectation for every file of the corpus, and the corpus for every expectation', () => {
+    const withEvents = files.filter((f) => Array.isArray(readPayload(f).data));
+    expect(Object.keys(EXPECTED).sort()).toEqual(withEvents);
+  });
+
+  it.each(Object.entries(EXPECTED))('%s', (file, expected) => {
+    const r = validateBatch(shifted(file), ctx);
+    if (!r.ok) throw new Error(`${file} was refused: ${JSON.stringify(r.error)}`);
+    expect(r.response).toEqual({
+      num_events_received: expected.length,
+      num_events_processed: expected.filter((e) => e.status === 'processed').length,
+      events: expected.map((e) => ({
+        status: e.status,
+        error_message: join(e.errors),
+        warning_message: join(e.warnings),
+      })),
+    });
+    expect(
+      r.problems.map((p) => ({
+        errors: p.errors.map((x) => x.message),
+        warnings: p.warnings.map((x) => x.message),
+      })),
+    ).toEqual(expected.map((e) => ({ errors: e.errors, warnings: e.warnings })));
+    r.accepted.forEach((a, i) => {
+      expect(a === null).toBe(expected[i]!.status === 'failed');
+    });
+  });
+
+  it('04: a bare event without the data wrapper is refused as a request (C2)', () => {
+    expect(
+      validateBatch(readPayload('04-rudderstack-v5-processor-bare-event-no-data-wrapper.json'), ctx),
+    ).toEqual({
+      ok: false,
+      status: 400,
+      error: {
+        code: 4196,
+        message: 'The request was invalid.',
+        details: [
+          { path: 'data', problem: 'is missing; send the events as data: [ ... ]' },
+          ...[
+            'action_source',
+            'advertiser_tracking_enabled',
+            'opt_out',
+            'event_name',
+            'event_time',
+            'event_id',
+            'app_id',
+            'user_data',
+            'custom_data',
+          ].map((path) => ({ path, problem: 'is not a field of the request body; only data is accepted' })),
+        ],
+      },
+    });
+  });
+
+  it('what is accepted: values dropped by warnings are gone, normalized values replaced', () => {
+    const r01 = validateBatch(shifted('01-rudderstack-router-v5-batch-multiplexed.json'), ctx);
+    if (!r01.ok) throw new Error('refused');
+    const u = r01.accepted[0]!.user_data as Json;
+    expect(u).not.toHaveProperty('fn');
+    expect(u).not.toHaveProperty('client_user_agent');
+    expect((r01.accepted[0]!.custom_data as Json).opt_out_type).toBe('ldp');
+    const r18 = validateBatch(shifted('18-lead-ldp-opt-out-california.json'), ctx);
+    if (!r18.ok) throw new Error('refused');
+    expect((r18.accepted[0]!.custom_data as Json).opt_out_type).toBe('ldp');
+    const r05 = validateBatch(shifted('05-segment-legacy-signup-value-undefined-string.json'), ctx);
+    if (!r05.ok) throw new Error('refused');
+    expect(r05.accepted).toEqual([null]);
+  });
+
+  it('01 with "custom" registered for the account (C10): all four processed', () => {
+    const r = validateBatch(shifted('01-rudderstack-router-v5-batch-multiplexed.json'), {
+      ...ctx,
+      customEventNames: ['CUSTOM'],
+    });
+    if (!r.ok) throw new Error('refused');
+    expect(r.response.num_events_processed).toBe(4);
+    expect(r.accepted[3]!.event_name).toBe('CUSTOM');
+  });
+
+  // A clock after every file of the corpus (2027-01-15), so no test depends on the machine's clock.
+  const LATER = 1_800_000_000;
+  it.each(files.filter((f) => Array.isArray(readPayload(f).data)))(
+    '%s as it is: historic times are too old',
+    (file) => {
+      const r = validateBatch(readPayload(file), { ...ctx, now: LATER });
+      if (!r.ok) throw new Error('refused');
+      const body = readPayload(file);
+      (body.data as Json[]).forEach((e, i) => {
+        const t = e.event_time;
+        if (typeof t === 'number' && t >= 1e9 && t < 1e11)
+          expect(r.problems[i]!.errors.map((p) => p.code)).toContain('event_time_too_old');
+      });
+    },
+  );
+});
+
+if (files.length === 0)
+  describe('integrator payloads', () => {
+    it.skip('SKIPPED: ../shared/integrator-payloads is absent (these tests need the corpus beside the repository)', () => {});
+  });
