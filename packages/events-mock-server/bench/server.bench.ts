@@ -4,11 +4,12 @@
 // generator (this process) does not share its event loop. Every request carries fresh event_ids, so the
 // stored run never turns into a dedup test.
 //
-// Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000).
+// Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000); passed on to the
+// server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread).
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
@@ -151,6 +152,7 @@ async function measure(target: string, child: Child, path: string, size: number)
 }
 
 const rows: Row[] = [];
+const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
 try {
@@ -179,7 +181,8 @@ try {
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const lines = [
-  `Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run (after a 2 s warm-up).`,
+  `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ` +
+    `${DURATION} s per run after a 2 s warm-up; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
   '',
   '| events/request | target | requests/s | events/s | p50 ms | p99 ms | peak RSS MB | vs floor (events/s) | errors |',
   '|---:|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -73,7 +73,11 @@ async function main(): Promise<number> {
     help?: boolean;
   };
   try {
+    // `pnpm start -- --port 9000` hands the separator on; take it off.
+    const argv = process.argv.slice(2);
+    if (argv[0] === '--') argv.shift();
     ({ values } = parseArgs({
+      args: argv,
       options: {
         port: { type: 'string' },
         host: { type: 'string' },

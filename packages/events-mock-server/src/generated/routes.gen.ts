@@ -20,7 +20,7 @@ export const ROUTES = {
         limit: { required: false, pattern: null, enum: null },
         cursor: { required: false, pattern: null, enum: null },
       },
-      statuses: [200, 401],
+      statuses: [200, 400, 401],
     },
     'admin/reports/get': {
       method: 'GET',
@@ -59,7 +59,7 @@ export const ROUTES = {
       requestBody: 'TagEventsRequest',
       pathParams: {},
       queryParams: {},
-      statuses: [200, 400, 401],
+      statuses: [200, 400, 401, 413, 415],
     },
     'custom_event_types/create': {
       method: 'POST',
@@ -72,7 +72,7 @@ export const ROUTES = {
       requestBody: 'CustomEventTypeCreateRequest',
       pathParams: { ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null } },
       queryParams: {},
-      statuses: [201, 400, 401, 403, 404, 409, 415, 429],
+      statuses: [201, 400, 401, 403, 404, 409, 413, 415, 429],
     },
     'custom_event_types/delete': {
       method: 'DELETE',

@@ -51,7 +51,10 @@ export function createEventsHandler(ctx: ServerContext) {
       { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
       !flag.test,
     );
-    ctx.metrics.validation.observe({ thread: ctx.validation.threadFor(raw.length) }, (performance.now() - validating) / 1000);
+    ctx.metrics.validation.observe(
+      { thread: ctx.validation.threadFor(raw.length) },
+      (performance.now() - validating) / 1000,
+    );
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
     if (prepared.kind === 'invalid') {

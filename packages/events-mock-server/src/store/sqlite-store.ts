@@ -71,7 +71,9 @@ export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #s: ReturnType<typeof prepare>;
   readonly #commit: Transaction<(b: BatchWrite) => BatchResult>;
-  readonly #group: Transaction<(bs: BatchWrite[]) => ({ ok: true; value: BatchResult } | { ok: false; error: unknown })[]>;
+  readonly #group: Transaction<
+    (bs: BatchWrite[]) => ({ ok: true; value: BatchResult } | { ok: false; error: unknown })[]
+  >;
   readonly #queue: { batch: BatchWrite; resolve(r: BatchResult): void; reject(e: unknown): void }[] = [];
   readonly #chunked = new Map<string, Statement>();
   #batches = 0;

@@ -7,6 +7,10 @@ export type AccessTier = (typeof ACCESS_TIERS)[number];
 export const ACTION_SOURCES = ['web', 'app_ios', 'app_android', 'offline'] as const;
 /** Platform from which the event was ingested (C4). */
 export type ActionSource = (typeof ACTION_SOURCES)[number];
+/** Every value of {@link DedupStatus}, in spec order. */
+export const DEDUP_STATUSES = ['unique', 'deduplicated'] as const;
+/** Whether later duplicates of a stored event arrived (C6, C11). */
+export type DedupStatus = (typeof DEDUP_STATUSES)[number];
 /** Every value of {@link EventStatus}, in spec order. */
 export const EVENT_STATUSES = ['processed', 'failed'] as const;
 /** Result of one event (seed 2.7, seed 3). */

@@ -61,6 +61,7 @@ export const OPERATIONS = [
       ],
       responses: [
         { status: '200', description: 'A page of stored events.', schema: 'StoredEventPage' },
+        { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
       ],
       security: [{ scheme: 'admin_token', scopes: [] }],
@@ -119,6 +120,12 @@ export const OPERATIONS = [
         { status: '200', description: 'Number of tag events recorded.' },
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        { status: '413', description: 'The body is over the size limit (C1, C2).', schema: 'ErrorBody' },
+        {
+          status: '415',
+          description: 'The content type is not application/json (C2).',
+          schema: 'ErrorBody',
+        },
       ],
       security: [{ scheme: 'admin_token', scopes: [] }],
       testMode: false,
@@ -152,6 +159,7 @@ export const OPERATIONS = [
           description: 'The custom event type exists already, or the cap of 15 is reached (C10).',
           schema: 'ErrorBody',
         },
+        { status: '413', description: 'The body is over the size limit (C1, C2).', schema: 'ErrorBody' },
         {
           status: '415',
           description: 'The content type is not application/json (C2).',

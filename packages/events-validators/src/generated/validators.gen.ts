@@ -166,10 +166,12 @@ export function validateConversionEvent(v: unknown, c: Ctx, o: EventProblems): R
 function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'action_source': {
+        pm |= 1;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'action_source', -1, x, 'one of "web", "app_ios", "app_android", "offline"', 's', false);
           if (typeof x !== 'string') break;
@@ -181,6 +183,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'event_id': {
+        pm |= 2;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'event_id', -1, x, 'a unique non-empty string such as an order or transaction ID', 's', false);
           if (typeof x !== 'string') break;
@@ -193,6 +196,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'event_name': {
+        pm |= 4;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'event_name', -1, x, 'a standard event name such as checkout, or a registered custom event name', 's', false);
           if (typeof x !== 'string') break;
@@ -207,6 +211,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'event_source_url': {
+        pm |= 8;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'event_source_url', -1, x, 'a string or null', 's', false);
@@ -220,6 +225,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'event_time': {
+        pm |= 16;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'event_time', -1, x, 'the Unix time in seconds', 'i', false);
           if (typeof x !== 'number') break;
@@ -228,6 +234,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'opt_out': {
+        pm |= 32;
         if (typeof x !== 'boolean') {
           x = mismatch(o, p, i, 'opt_out', -1, x, 'true or false', 'b', false);
           if (typeof x !== 'boolean') break;
@@ -235,6 +242,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'partner_name': {
+        pm |= 64;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"', 's', false);
@@ -249,6 +257,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'advertiser_tracking_enabled': {
+        pm |= 128;
         if (typeof x !== 'boolean') {
           x = mismatch(o, p, i, 'advertiser_tracking_enabled', -1, x, 'true or false', 'b', false);
           if (typeof x !== 'boolean') break;
@@ -256,6 +265,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'user_data': {
+        pm |= 256;
         if (typeof x !== 'object' || x === null || Array.isArray(x)) {
           mismatch(o, p, i, 'user_data', -1, x, 'an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent', 'o', false);
           break;
@@ -269,6 +279,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'custom_data': {
+        pm |= 512;
         if (typeof x !== 'object' || x === null || Array.isArray(x)) {
           mismatch(o, p, i, 'custom_data', -1, x, 'an object', 'o', false);
           break;
@@ -282,6 +293,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'app_id': {
+        pm |= 1024;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_id', -1, x, 'a string or null', 's', false);
@@ -291,6 +303,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'app_name': {
+        pm |= 2048;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_name', -1, x, 'a string or null', 's', false);
@@ -300,6 +313,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'app_version': {
+        pm |= 4096;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_version', -1, x, 'a string or null', 's', false);
@@ -309,6 +323,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'device_brand': {
+        pm |= 8192;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'device_brand', -1, x, 'a string or null', 's', false);
@@ -318,6 +333,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'device_carrier': {
+        pm |= 16384;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'device_carrier', -1, x, 'a string or null', 's', false);
@@ -327,6 +343,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'device_model': {
+        pm |= 32768;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'device_model', -1, x, 'a string or null', 's', false);
@@ -336,6 +353,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'device_type': {
+        pm |= 65536;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'device_type', -1, x, 'a string or null', 's', false);
@@ -345,6 +363,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'os_version': {
+        pm |= 131072;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'os_version', -1, x, 'a string or null', 's', false);
@@ -354,6 +373,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'language': {
+        pm |= 262144;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'language', -1, x, 'a two-letter lower-case ISO-639-1 code such as "en"', 's', false);
@@ -367,6 +387,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'wifi': {
+        pm |= 524288;
         if (typeof x !== 'boolean') {
           x = mismatch(o, p, i, 'wifi', -1, x, 'true or false', 'b', false);
           if (typeof x !== 'boolean') break;
@@ -374,6 +395,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'app_info': {
+        pm |= 1048576;
         if (typeof x !== 'object' || x === null || Array.isArray(x)) {
           mismatch(o, p, i, 'app_info', -1, x, 'an object', 'o', false);
           break;
@@ -387,6 +409,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
         break;
       }
       case 'device_info': {
+        pm |= 2097152;
         if (typeof x !== 'object' || x === null || Array.isArray(x)) {
           mismatch(o, p, i, 'device_info', -1, x, 'an object', 'o', false);
           break;
@@ -408,7 +431,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
   if (s['event_name'] === undefined) missingRequired(o, p, i, 'event_name', 'a standard event name such as checkout, or a registered custom event name');
   if (s['event_time'] === undefined) missingRequired(o, p, i, 'event_time', 'the Unix time in seconds');
   if (s['user_data'] === undefined) missingRequired(o, p, i, 'user_data', 'an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent');
-  let t = a === undefined && dm === 0 ? s : pickConversionEvent(s, a, dm);
+  let t = a === undefined && dm === 0 ? s : pickConversionEvent(s, a, pm & ~dm);
   {
     const as = s['action_source'];
     const n0_0r = s['user_data'];
@@ -436,32 +459,32 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
   return t;
 }
 
-/** The accepted copy of a ConversionEvent: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickConversionEvent(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a ConversionEvent: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickConversionEvent(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['action_source'] ?? s['action_source']) !== undefined) r['action_source'] = v;
-  if ((dm & 2) === 0 && (v = a?.['event_id'] ?? s['event_id']) !== undefined) r['event_id'] = v;
-  if ((dm & 4) === 0 && (v = a?.['event_name'] ?? s['event_name']) !== undefined) r['event_name'] = v;
-  if ((dm & 8) === 0 && (v = a?.['event_source_url'] ?? s['event_source_url']) !== undefined) r['event_source_url'] = v;
-  if ((dm & 16) === 0 && (v = a?.['event_time'] ?? s['event_time']) !== undefined) r['event_time'] = v;
-  if ((dm & 32) === 0 && (v = a?.['opt_out'] ?? s['opt_out']) !== undefined) r['opt_out'] = v;
-  if ((dm & 64) === 0 && (v = a?.['partner_name'] ?? s['partner_name']) !== undefined) r['partner_name'] = v;
-  if ((dm & 128) === 0 && (v = a?.['advertiser_tracking_enabled'] ?? s['advertiser_tracking_enabled']) !== undefined) r['advertiser_tracking_enabled'] = v;
-  if ((dm & 256) === 0 && (v = a?.['user_data'] ?? s['user_data']) !== undefined) r['user_data'] = v;
-  if ((dm & 512) === 0 && (v = a?.['custom_data'] ?? s['custom_data']) !== undefined) r['custom_data'] = v;
-  if ((dm & 1024) === 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
-  if ((dm & 2048) === 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
-  if ((dm & 4096) === 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
-  if ((dm & 8192) === 0 && (v = a?.['device_brand'] ?? s['device_brand']) !== undefined) r['device_brand'] = v;
-  if ((dm & 16384) === 0 && (v = a?.['device_carrier'] ?? s['device_carrier']) !== undefined) r['device_carrier'] = v;
-  if ((dm & 32768) === 0 && (v = a?.['device_model'] ?? s['device_model']) !== undefined) r['device_model'] = v;
-  if ((dm & 65536) === 0 && (v = a?.['device_type'] ?? s['device_type']) !== undefined) r['device_type'] = v;
-  if ((dm & 131072) === 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
-  if ((dm & 262144) === 0 && (v = a?.['language'] ?? s['language']) !== undefined) r['language'] = v;
-  if ((dm & 524288) === 0 && (v = a?.['wifi'] ?? s['wifi']) !== undefined) r['wifi'] = v;
-  if ((dm & 1048576) === 0 && (v = a?.['app_info'] ?? s['app_info']) !== undefined) r['app_info'] = v;
-  if ((dm & 2097152) === 0 && (v = a?.['device_info'] ?? s['device_info']) !== undefined) r['device_info'] = v;
+  if ((km & 1) !== 0 && (v = a?.['action_source'] ?? s['action_source']) !== undefined) r['action_source'] = v;
+  if ((km & 2) !== 0 && (v = a?.['event_id'] ?? s['event_id']) !== undefined) r['event_id'] = v;
+  if ((km & 4) !== 0 && (v = a?.['event_name'] ?? s['event_name']) !== undefined) r['event_name'] = v;
+  if ((km & 8) !== 0 && (v = a?.['event_source_url'] ?? s['event_source_url']) !== undefined) r['event_source_url'] = v;
+  if ((km & 16) !== 0 && (v = a?.['event_time'] ?? s['event_time']) !== undefined) r['event_time'] = v;
+  if ((km & 32) !== 0 && (v = a?.['opt_out'] ?? s['opt_out']) !== undefined) r['opt_out'] = v;
+  if ((km & 64) !== 0 && (v = a?.['partner_name'] ?? s['partner_name']) !== undefined) r['partner_name'] = v;
+  if ((km & 128) !== 0 && (v = a?.['advertiser_tracking_enabled'] ?? s['advertiser_tracking_enabled']) !== undefined) r['advertiser_tracking_enabled'] = v;
+  if ((km & 256) !== 0 && (v = a?.['user_data'] ?? s['user_data']) !== undefined) r['user_data'] = v;
+  if ((km & 512) !== 0 && (v = a?.['custom_data'] ?? s['custom_data']) !== undefined) r['custom_data'] = v;
+  if ((km & 1024) !== 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
+  if ((km & 2048) !== 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
+  if ((km & 4096) !== 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
+  if ((km & 8192) !== 0 && (v = a?.['device_brand'] ?? s['device_brand']) !== undefined) r['device_brand'] = v;
+  if ((km & 16384) !== 0 && (v = a?.['device_carrier'] ?? s['device_carrier']) !== undefined) r['device_carrier'] = v;
+  if ((km & 32768) !== 0 && (v = a?.['device_model'] ?? s['device_model']) !== undefined) r['device_model'] = v;
+  if ((km & 65536) !== 0 && (v = a?.['device_type'] ?? s['device_type']) !== undefined) r['device_type'] = v;
+  if ((km & 131072) !== 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
+  if ((km & 262144) !== 0 && (v = a?.['language'] ?? s['language']) !== undefined) r['language'] = v;
+  if ((km & 524288) !== 0 && (v = a?.['wifi'] ?? s['wifi']) !== undefined) r['wifi'] = v;
+  if ((km & 1048576) !== 0 && (v = a?.['app_info'] ?? s['app_info']) !== undefined) r['app_info'] = v;
+  if ((km & 2097152) !== 0 && (v = a?.['device_info'] ?? s['device_info']) !== undefined) r['device_info'] = v;
   return r;
 }
 
@@ -469,10 +492,12 @@ function pickConversionEvent(s: Readonly<Record<string, unknown>>, a: Readonly<R
 function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'app_id': {
+        pm |= 1;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -481,6 +506,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'app_name': {
+        pm |= 2;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -489,6 +515,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'app_package_name': {
+        pm |= 4;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_package_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -497,6 +524,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'app_store': {
+        pm |= 8;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_store', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -505,6 +533,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'app_version': {
+        pm |= 16;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'app_version', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -513,6 +542,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'install_time': {
+        pm |= 32;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'install_time', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -524,6 +554,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'user_agent': {
+        pm |= 64;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'user_agent', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -532,6 +563,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'window_height': {
+        pm |= 128;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'window_height', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -543,6 +575,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         break;
       }
       case 'window_width': {
+        pm |= 256;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'window_width', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -557,23 +590,23 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
         unknownKey(o, 'unknown_field', p, i, k, KEYS_APP_INFO);
     }
   }
-  let t = a === undefined && dm === 0 ? s : pickAppInfo(s, a, dm);
+  let t = a === undefined && dm === 0 ? s : pickAppInfo(s, a, pm & ~dm);
   return t;
 }
 
-/** The accepted copy of a AppInfo: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickAppInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a AppInfo: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickAppInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
-  if ((dm & 2) === 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
-  if ((dm & 4) === 0 && (v = a?.['app_package_name'] ?? s['app_package_name']) !== undefined) r['app_package_name'] = v;
-  if ((dm & 8) === 0 && (v = a?.['app_store'] ?? s['app_store']) !== undefined) r['app_store'] = v;
-  if ((dm & 16) === 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
-  if ((dm & 32) === 0 && (v = a?.['install_time'] ?? s['install_time']) !== undefined) r['install_time'] = v;
-  if ((dm & 64) === 0 && (v = a?.['user_agent'] ?? s['user_agent']) !== undefined) r['user_agent'] = v;
-  if ((dm & 128) === 0 && (v = a?.['window_height'] ?? s['window_height']) !== undefined) r['window_height'] = v;
-  if ((dm & 256) === 0 && (v = a?.['window_width'] ?? s['window_width']) !== undefined) r['window_width'] = v;
+  if ((km & 1) !== 0 && (v = a?.['app_id'] ?? s['app_id']) !== undefined) r['app_id'] = v;
+  if ((km & 2) !== 0 && (v = a?.['app_name'] ?? s['app_name']) !== undefined) r['app_name'] = v;
+  if ((km & 4) !== 0 && (v = a?.['app_package_name'] ?? s['app_package_name']) !== undefined) r['app_package_name'] = v;
+  if ((km & 8) !== 0 && (v = a?.['app_store'] ?? s['app_store']) !== undefined) r['app_store'] = v;
+  if ((km & 16) !== 0 && (v = a?.['app_version'] ?? s['app_version']) !== undefined) r['app_version'] = v;
+  if ((km & 32) !== 0 && (v = a?.['install_time'] ?? s['install_time']) !== undefined) r['install_time'] = v;
+  if ((km & 64) !== 0 && (v = a?.['user_agent'] ?? s['user_agent']) !== undefined) r['user_agent'] = v;
+  if ((km & 128) !== 0 && (v = a?.['window_height'] ?? s['window_height']) !== undefined) r['window_height'] = v;
+  if ((km & 256) !== 0 && (v = a?.['window_width'] ?? s['window_width']) !== undefined) r['window_width'] = v;
   return r;
 }
 
@@ -581,10 +614,12 @@ function pickAppInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<st
 function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'id': {
+        pm |= 1;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -593,6 +628,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'item_name': {
+        pm |= 2;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'item_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -601,6 +637,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'item_brand': {
+        pm |= 4;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'item_brand', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -609,6 +646,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'item_brand_id': {
+        pm |= 8;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'item_brand_id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -617,6 +655,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'item_category': {
+        pm |= 16;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'item_category', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -625,6 +664,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'item_price': {
+        pm |= 32;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'item_price', -1, x, 'a string holding a decimal number, such as "14.99"', 's', false);
           if (typeof x !== 'string') break;
@@ -633,6 +673,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         break;
       }
       case 'quantity': {
+        pm |= 64;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'quantity', -1, x, 'a non-negative integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -647,21 +688,21 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
         unknownKey(o, 'unknown_field', p, i, k, KEYS_CONTENT_ITEM);
     }
   }
-  let t = a === undefined && dm === 0 ? s : pickContentItem(s, a, dm);
+  let t = a === undefined && dm === 0 ? s : pickContentItem(s, a, pm & ~dm);
   return t;
 }
 
-/** The accepted copy of a ContentItem: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickContentItem(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a ContentItem: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickContentItem(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['id'] ?? s['id']) !== undefined) r['id'] = v;
-  if ((dm & 2) === 0 && (v = a?.['item_name'] ?? s['item_name']) !== undefined) r['item_name'] = v;
-  if ((dm & 4) === 0 && (v = a?.['item_brand'] ?? s['item_brand']) !== undefined) r['item_brand'] = v;
-  if ((dm & 8) === 0 && (v = a?.['item_brand_id'] ?? s['item_brand_id']) !== undefined) r['item_brand_id'] = v;
-  if ((dm & 16) === 0 && (v = a?.['item_category'] ?? s['item_category']) !== undefined) r['item_category'] = v;
-  if ((dm & 32) === 0 && (v = a?.['item_price'] ?? s['item_price']) !== undefined) r['item_price'] = v;
-  if ((dm & 64) === 0 && (v = a?.['quantity'] ?? s['quantity']) !== undefined) r['quantity'] = v;
+  if ((km & 1) !== 0 && (v = a?.['id'] ?? s['id']) !== undefined) r['id'] = v;
+  if ((km & 2) !== 0 && (v = a?.['item_name'] ?? s['item_name']) !== undefined) r['item_name'] = v;
+  if ((km & 4) !== 0 && (v = a?.['item_brand'] ?? s['item_brand']) !== undefined) r['item_brand'] = v;
+  if ((km & 8) !== 0 && (v = a?.['item_brand_id'] ?? s['item_brand_id']) !== undefined) r['item_brand_id'] = v;
+  if ((km & 16) !== 0 && (v = a?.['item_category'] ?? s['item_category']) !== undefined) r['item_category'] = v;
+  if ((km & 32) !== 0 && (v = a?.['item_price'] ?? s['item_price']) !== undefined) r['item_price'] = v;
+  if ((km & 64) !== 0 && (v = a?.['quantity'] ?? s['quantity']) !== undefined) r['quantity'] = v;
   return r;
 }
 
@@ -669,10 +710,12 @@ function pickContentItem(s: Readonly<Record<string, unknown>>, a: Readonly<Recor
 function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'currency': {
+        pm |= 1;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'currency', -1, x, 'an ISO-4217 currency code such as "USD"', 's', false);
@@ -685,6 +728,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'value': {
+        pm |= 2;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', 's', false);
@@ -694,6 +738,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'content_ids': {
+        pm |= 4;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'content_ids', -1, x, 'an array of strings', 'a', false);
           if (!Array.isArray(x)) break;
@@ -713,6 +758,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'content_name': {
+        pm |= 8;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'content_name', -1, x, 'a string or null', 's', false);
@@ -722,6 +768,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'content_category': {
+        pm |= 16;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'content_category', -1, x, 'a string or null', 's', false);
@@ -731,6 +778,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'content_brand': {
+        pm |= 32;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'content_brand', -1, x, 'a string or null', 's', false);
@@ -740,6 +788,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'num_items': {
+        pm |= 64;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'num_items', -1, x, 'a non-negative integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -751,6 +800,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'order_id': {
+        pm |= 128;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'order_id', -1, x, 'a string or null', 's', false);
@@ -760,6 +810,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'search_string': {
+        pm |= 256;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'search_string', -1, x, 'a string or null', 's', false);
@@ -769,6 +820,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'opt_out_type': {
+        pm |= 512;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'opt_out_type', -1, x, 'one of "ldp" or null', 's', false);
@@ -787,6 +839,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'np': {
+        pm |= 1024;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'np', -1, x, 'a string or null', 's', false);
@@ -796,6 +849,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'predicted_ltv': {
+        pm |= 2048;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'predicted_ltv', -1, x, 'a string holding a decimal number, such as "120.50"', 's', false);
@@ -805,6 +859,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'external_measurement_id': {
+        pm |= 4096;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'external_measurement_id', -1, x, 'a string or null', 's', false);
@@ -814,6 +869,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'external_measurement_vendor_id': {
+        pm |= 8192;
         if (x === null) break;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'external_measurement_vendor_id', -1, x, 'an integer or null', 'i', false);
@@ -826,6 +882,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'contents': {
+        pm |= 16384;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'contents', -1, x, 'an array of objects', 'a', false);
           if (!Array.isArray(x)) break;
@@ -866,7 +923,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
         unknownKey(o, 'unknown_field', p, i, k, KEYS_CUSTOM_DATA);
     }
   }
-  let t = a === undefined && dm === 0 ? s : pickCustomData(s, a, dm);
+  let t = a === undefined && dm === 0 ? s : pickCustomData(s, a, pm & ~dm);
   if (s['value'] != null && s['currency'] == null) {
     defaultFromContext(o, p, i, 'currency', 'value', c.currency);
     if (c.currency !== undefined) {
@@ -880,7 +937,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
     if (Array.isArray(ids) && Array.isArray(items)) {
       const kept = idsInItems(o, p, i, 'content_ids', 'contents', 'id', ids, items);
       if (kept !== ids) {
-        if (kept.length === 0) t = pickCustomData(t, undefined, 4);
+        if (kept.length === 0) t = pickCustomData(t, undefined, ~4);
         else {
           if (t === s) t = { ...s };
           t['content_ids'] = kept;
@@ -891,25 +948,25 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
   return t;
 }
 
-/** The accepted copy of a CustomData: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickCustomData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a CustomData: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickCustomData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['currency'] ?? s['currency']) !== undefined) r['currency'] = v;
-  if ((dm & 2) === 0 && (v = a?.['value'] ?? s['value']) !== undefined) r['value'] = v;
-  if ((dm & 4) === 0 && (v = a?.['content_ids'] ?? s['content_ids']) !== undefined) r['content_ids'] = v;
-  if ((dm & 8) === 0 && (v = a?.['content_name'] ?? s['content_name']) !== undefined) r['content_name'] = v;
-  if ((dm & 16) === 0 && (v = a?.['content_category'] ?? s['content_category']) !== undefined) r['content_category'] = v;
-  if ((dm & 32) === 0 && (v = a?.['content_brand'] ?? s['content_brand']) !== undefined) r['content_brand'] = v;
-  if ((dm & 64) === 0 && (v = a?.['num_items'] ?? s['num_items']) !== undefined) r['num_items'] = v;
-  if ((dm & 128) === 0 && (v = a?.['order_id'] ?? s['order_id']) !== undefined) r['order_id'] = v;
-  if ((dm & 256) === 0 && (v = a?.['search_string'] ?? s['search_string']) !== undefined) r['search_string'] = v;
-  if ((dm & 512) === 0 && (v = a?.['opt_out_type'] ?? s['opt_out_type']) !== undefined) r['opt_out_type'] = v;
-  if ((dm & 1024) === 0 && (v = a?.['np'] ?? s['np']) !== undefined) r['np'] = v;
-  if ((dm & 2048) === 0 && (v = a?.['predicted_ltv'] ?? s['predicted_ltv']) !== undefined) r['predicted_ltv'] = v;
-  if ((dm & 4096) === 0 && (v = a?.['external_measurement_id'] ?? s['external_measurement_id']) !== undefined) r['external_measurement_id'] = v;
-  if ((dm & 8192) === 0 && (v = a?.['external_measurement_vendor_id'] ?? s['external_measurement_vendor_id']) !== undefined) r['external_measurement_vendor_id'] = v;
-  if ((dm & 16384) === 0 && (v = a?.['contents'] ?? s['contents']) !== undefined) r['contents'] = v;
+  if ((km & 1) !== 0 && (v = a?.['currency'] ?? s['currency']) !== undefined) r['currency'] = v;
+  if ((km & 2) !== 0 && (v = a?.['value'] ?? s['value']) !== undefined) r['value'] = v;
+  if ((km & 4) !== 0 && (v = a?.['content_ids'] ?? s['content_ids']) !== undefined) r['content_ids'] = v;
+  if ((km & 8) !== 0 && (v = a?.['content_name'] ?? s['content_name']) !== undefined) r['content_name'] = v;
+  if ((km & 16) !== 0 && (v = a?.['content_category'] ?? s['content_category']) !== undefined) r['content_category'] = v;
+  if ((km & 32) !== 0 && (v = a?.['content_brand'] ?? s['content_brand']) !== undefined) r['content_brand'] = v;
+  if ((km & 64) !== 0 && (v = a?.['num_items'] ?? s['num_items']) !== undefined) r['num_items'] = v;
+  if ((km & 128) !== 0 && (v = a?.['order_id'] ?? s['order_id']) !== undefined) r['order_id'] = v;
+  if ((km & 256) !== 0 && (v = a?.['search_string'] ?? s['search_string']) !== undefined) r['search_string'] = v;
+  if ((km & 512) !== 0 && (v = a?.['opt_out_type'] ?? s['opt_out_type']) !== undefined) r['opt_out_type'] = v;
+  if ((km & 1024) !== 0 && (v = a?.['np'] ?? s['np']) !== undefined) r['np'] = v;
+  if ((km & 2048) !== 0 && (v = a?.['predicted_ltv'] ?? s['predicted_ltv']) !== undefined) r['predicted_ltv'] = v;
+  if ((km & 4096) !== 0 && (v = a?.['external_measurement_id'] ?? s['external_measurement_id']) !== undefined) r['external_measurement_id'] = v;
+  if ((km & 8192) !== 0 && (v = a?.['external_measurement_vendor_id'] ?? s['external_measurement_vendor_id']) !== undefined) r['external_measurement_vendor_id'] = v;
+  if ((km & 16384) !== 0 && (v = a?.['contents'] ?? s['contents']) !== undefined) r['contents'] = v;
   return r;
 }
 
@@ -917,10 +974,12 @@ function pickCustomData(s: Readonly<Record<string, unknown>>, a: Readonly<Record
 function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'battery_level': {
+        pm |= 1;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'battery_level', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -932,6 +991,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'brand': {
+        pm |= 2;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'brand', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -940,6 +1000,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'carrier': {
+        pm |= 4;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'carrier', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -948,6 +1009,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'cpu_cores': {
+        pm |= 8;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'cpu_cores', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -959,6 +1021,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'external_storage_free_space': {
+        pm |= 16;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'external_storage_free_space', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -970,6 +1033,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'external_storage_size': {
+        pm |= 32;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'external_storage_size', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -981,6 +1045,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'form_factor': {
+        pm |= 64;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'form_factor', -1, x, 'one of "desktop", "laptop", "cellphone", "tablet", "smartwatch", "tv", "vr", "console", "other"', 's', false);
           if (typeof x !== 'string') break;
@@ -992,6 +1057,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'kernel_version': {
+        pm |= 128;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'kernel_version', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1000,6 +1066,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'languages': {
+        pm |= 256;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'languages', -1, x, 'an array of strings', 'a', false);
           if (!Array.isArray(x)) break;
@@ -1019,6 +1086,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'locale': {
+        pm |= 512;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'locale', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1027,6 +1095,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'model': {
+        pm |= 1024;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'model', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1035,6 +1104,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'network_type': {
+        pm |= 2048;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'network_type', -1, x, 'one of "wifi", "cellular_2g", "cellular_3g", "cellular_4g", "cellular_5g", "cellular_6g", "ethernet", "unknown"', 's', false);
           if (typeof x !== 'string') break;
@@ -1046,6 +1116,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'os_family': {
+        pm |= 4096;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'os_family', -1, x, 'one of "ios", "android", "macos", "windows", "linux", "bsd", "other"', 's', false);
           if (typeof x !== 'string') break;
@@ -1057,6 +1128,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'os_name': {
+        pm |= 8192;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'os_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1065,6 +1137,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'os_release_name': {
+        pm |= 16384;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'os_release_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1073,6 +1146,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'os_version': {
+        pm |= 32768;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'os_version', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1081,6 +1155,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'screen_density': {
+        pm |= 65536;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'screen_density', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -1092,6 +1167,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'screen_height': {
+        pm |= 131072;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'screen_height', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -1103,6 +1179,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'screen_width': {
+        pm |= 262144;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'screen_width', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -1114,6 +1191,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'storage_free_space': {
+        pm |= 524288;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'storage_free_space', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -1125,6 +1203,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'storage_size': {
+        pm |= 1048576;
         if (typeof x !== 'number' || !Number.isInteger(x)) {
           x = mismatch(o, p, i, 'storage_size', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
@@ -1136,6 +1215,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'timezone': {
+        pm |= 2097152;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'timezone', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1144,6 +1224,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'timezone_abbr': {
+        pm |= 4194304;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'timezone_abbr', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1152,6 +1233,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         break;
       }
       case 'type': {
+        pm |= 8388608;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'type', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1163,38 +1245,38 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
         unknownKey(o, 'unknown_field', p, i, k, KEYS_DEVICE_INFO);
     }
   }
-  let t = a === undefined && dm === 0 ? s : pickDeviceInfo(s, a, dm);
+  let t = a === undefined && dm === 0 ? s : pickDeviceInfo(s, a, pm & ~dm);
   return t;
 }
 
-/** The accepted copy of a DeviceInfo: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickDeviceInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a DeviceInfo: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickDeviceInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['battery_level'] ?? s['battery_level']) !== undefined) r['battery_level'] = v;
-  if ((dm & 2) === 0 && (v = a?.['brand'] ?? s['brand']) !== undefined) r['brand'] = v;
-  if ((dm & 4) === 0 && (v = a?.['carrier'] ?? s['carrier']) !== undefined) r['carrier'] = v;
-  if ((dm & 8) === 0 && (v = a?.['cpu_cores'] ?? s['cpu_cores']) !== undefined) r['cpu_cores'] = v;
-  if ((dm & 16) === 0 && (v = a?.['external_storage_free_space'] ?? s['external_storage_free_space']) !== undefined) r['external_storage_free_space'] = v;
-  if ((dm & 32) === 0 && (v = a?.['external_storage_size'] ?? s['external_storage_size']) !== undefined) r['external_storage_size'] = v;
-  if ((dm & 64) === 0 && (v = a?.['form_factor'] ?? s['form_factor']) !== undefined) r['form_factor'] = v;
-  if ((dm & 128) === 0 && (v = a?.['kernel_version'] ?? s['kernel_version']) !== undefined) r['kernel_version'] = v;
-  if ((dm & 256) === 0 && (v = a?.['languages'] ?? s['languages']) !== undefined) r['languages'] = v;
-  if ((dm & 512) === 0 && (v = a?.['locale'] ?? s['locale']) !== undefined) r['locale'] = v;
-  if ((dm & 1024) === 0 && (v = a?.['model'] ?? s['model']) !== undefined) r['model'] = v;
-  if ((dm & 2048) === 0 && (v = a?.['network_type'] ?? s['network_type']) !== undefined) r['network_type'] = v;
-  if ((dm & 4096) === 0 && (v = a?.['os_family'] ?? s['os_family']) !== undefined) r['os_family'] = v;
-  if ((dm & 8192) === 0 && (v = a?.['os_name'] ?? s['os_name']) !== undefined) r['os_name'] = v;
-  if ((dm & 16384) === 0 && (v = a?.['os_release_name'] ?? s['os_release_name']) !== undefined) r['os_release_name'] = v;
-  if ((dm & 32768) === 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
-  if ((dm & 65536) === 0 && (v = a?.['screen_density'] ?? s['screen_density']) !== undefined) r['screen_density'] = v;
-  if ((dm & 131072) === 0 && (v = a?.['screen_height'] ?? s['screen_height']) !== undefined) r['screen_height'] = v;
-  if ((dm & 262144) === 0 && (v = a?.['screen_width'] ?? s['screen_width']) !== undefined) r['screen_width'] = v;
-  if ((dm & 524288) === 0 && (v = a?.['storage_free_space'] ?? s['storage_free_space']) !== undefined) r['storage_free_space'] = v;
-  if ((dm & 1048576) === 0 && (v = a?.['storage_size'] ?? s['storage_size']) !== undefined) r['storage_size'] = v;
-  if ((dm & 2097152) === 0 && (v = a?.['timezone'] ?? s['timezone']) !== undefined) r['timezone'] = v;
-  if ((dm & 4194304) === 0 && (v = a?.['timezone_abbr'] ?? s['timezone_abbr']) !== undefined) r['timezone_abbr'] = v;
-  if ((dm & 8388608) === 0 && (v = a?.['type'] ?? s['type']) !== undefined) r['type'] = v;
+  if ((km & 1) !== 0 && (v = a?.['battery_level'] ?? s['battery_level']) !== undefined) r['battery_level'] = v;
+  if ((km & 2) !== 0 && (v = a?.['brand'] ?? s['brand']) !== undefined) r['brand'] = v;
+  if ((km & 4) !== 0 && (v = a?.['carrier'] ?? s['carrier']) !== undefined) r['carrier'] = v;
+  if ((km & 8) !== 0 && (v = a?.['cpu_cores'] ?? s['cpu_cores']) !== undefined) r['cpu_cores'] = v;
+  if ((km & 16) !== 0 && (v = a?.['external_storage_free_space'] ?? s['external_storage_free_space']) !== undefined) r['external_storage_free_space'] = v;
+  if ((km & 32) !== 0 && (v = a?.['external_storage_size'] ?? s['external_storage_size']) !== undefined) r['external_storage_size'] = v;
+  if ((km & 64) !== 0 && (v = a?.['form_factor'] ?? s['form_factor']) !== undefined) r['form_factor'] = v;
+  if ((km & 128) !== 0 && (v = a?.['kernel_version'] ?? s['kernel_version']) !== undefined) r['kernel_version'] = v;
+  if ((km & 256) !== 0 && (v = a?.['languages'] ?? s['languages']) !== undefined) r['languages'] = v;
+  if ((km & 512) !== 0 && (v = a?.['locale'] ?? s['locale']) !== undefined) r['locale'] = v;
+  if ((km & 1024) !== 0 && (v = a?.['model'] ?? s['model']) !== undefined) r['model'] = v;
+  if ((km & 2048) !== 0 && (v = a?.['network_type'] ?? s['network_type']) !== undefined) r['network_type'] = v;
+  if ((km & 4096) !== 0 && (v = a?.['os_family'] ?? s['os_family']) !== undefined) r['os_family'] = v;
+  if ((km & 8192) !== 0 && (v = a?.['os_name'] ?? s['os_name']) !== undefined) r['os_name'] = v;
+  if ((km & 16384) !== 0 && (v = a?.['os_release_name'] ?? s['os_release_name']) !== undefined) r['os_release_name'] = v;
+  if ((km & 32768) !== 0 && (v = a?.['os_version'] ?? s['os_version']) !== undefined) r['os_version'] = v;
+  if ((km & 65536) !== 0 && (v = a?.['screen_density'] ?? s['screen_density']) !== undefined) r['screen_density'] = v;
+  if ((km & 131072) !== 0 && (v = a?.['screen_height'] ?? s['screen_height']) !== undefined) r['screen_height'] = v;
+  if ((km & 262144) !== 0 && (v = a?.['screen_width'] ?? s['screen_width']) !== undefined) r['screen_width'] = v;
+  if ((km & 524288) !== 0 && (v = a?.['storage_free_space'] ?? s['storage_free_space']) !== undefined) r['storage_free_space'] = v;
+  if ((km & 1048576) !== 0 && (v = a?.['storage_size'] ?? s['storage_size']) !== undefined) r['storage_size'] = v;
+  if ((km & 2097152) !== 0 && (v = a?.['timezone'] ?? s['timezone']) !== undefined) r['timezone'] = v;
+  if ((km & 4194304) !== 0 && (v = a?.['timezone_abbr'] ?? s['timezone_abbr']) !== undefined) r['timezone_abbr'] = v;
+  if ((km & 8388608) !== 0 && (v = a?.['type'] ?? s['type']) !== undefined) r['type'] = v;
   return r;
 }
 
@@ -1206,11 +1288,13 @@ function pickDeviceInfo(s: Readonly<Record<string, unknown>>, a: Readonly<Record
 function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx, o: EventProblems): Record<string, unknown> {
   let a: Record<string, unknown> | undefined;
   let dm = 0;
+  let pm = 0;
   let du = false;
   for (const k in s) {
     let x: unknown = s[k];
     switch (k) {
       case 'em': {
+        pm |= 1;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'em', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1252,6 +1336,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'ph': {
+        pm |= 2;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ph', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1293,6 +1378,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'ln': {
+        pm |= 4;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ln', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1334,6 +1420,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'db': {
+        pm |= 8;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'db', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1375,6 +1462,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'ge': {
+        pm |= 16;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ge', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1416,6 +1504,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'ct': {
+        pm |= 32;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ct', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1457,6 +1546,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'st': {
+        pm |= 64;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'st', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1498,6 +1588,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'zp': {
+        pm |= 128;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'zp', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1539,6 +1630,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'country': {
+        pm |= 256;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'country', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1580,6 +1672,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'external_id': {
+        pm |= 512;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'external_id', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1621,6 +1714,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'hashed_maids': {
+        pm |= 1024;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'hashed_maids', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1662,6 +1756,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'click_id': {
+        pm |= 2048;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'click_id', -1, x, 'a string or null', 's', false);
@@ -1671,6 +1766,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'client_ip_address': {
+        pm |= 4096;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'client_ip_address', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1686,6 +1782,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'client_user_agent': {
+        pm |= 8192;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'client_user_agent', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1702,6 +1799,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         break;
       }
       case 'partner_id': {
+        pm |= 16384;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'partner_id', -1, x, 'a string or null', 's', false);
@@ -1715,29 +1813,29 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         du = true;
     }
   }
-  let t = a === undefined && dm === 0 && !du ? s : pickUserData(s, a, dm);
+  let t = a === undefined && dm === 0 && !du ? s : pickUserData(s, a, pm & ~dm);
   requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
   return t;
 }
 
-/** The accepted copy of a UserData: replaced values in `a`, dropped fields in the mask `dm`. */
-function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, dm: number): Record<string, unknown> {
+/** The accepted copy of a UserData: replaced values in `a`, the fields to keep in the mask `km`. */
+function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<string, unknown>> | undefined, km: number): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   let v: unknown;
-  if ((dm & 1) === 0 && (v = a?.['em'] ?? s['em']) !== undefined) r['em'] = v;
-  if ((dm & 2) === 0 && (v = a?.['ph'] ?? s['ph']) !== undefined) r['ph'] = v;
-  if ((dm & 4) === 0 && (v = a?.['ln'] ?? s['ln']) !== undefined) r['ln'] = v;
-  if ((dm & 8) === 0 && (v = a?.['db'] ?? s['db']) !== undefined) r['db'] = v;
-  if ((dm & 16) === 0 && (v = a?.['ge'] ?? s['ge']) !== undefined) r['ge'] = v;
-  if ((dm & 32) === 0 && (v = a?.['ct'] ?? s['ct']) !== undefined) r['ct'] = v;
-  if ((dm & 64) === 0 && (v = a?.['st'] ?? s['st']) !== undefined) r['st'] = v;
-  if ((dm & 128) === 0 && (v = a?.['zp'] ?? s['zp']) !== undefined) r['zp'] = v;
-  if ((dm & 256) === 0 && (v = a?.['country'] ?? s['country']) !== undefined) r['country'] = v;
-  if ((dm & 512) === 0 && (v = a?.['external_id'] ?? s['external_id']) !== undefined) r['external_id'] = v;
-  if ((dm & 1024) === 0 && (v = a?.['hashed_maids'] ?? s['hashed_maids']) !== undefined) r['hashed_maids'] = v;
-  if ((dm & 2048) === 0 && (v = a?.['click_id'] ?? s['click_id']) !== undefined) r['click_id'] = v;
-  if ((dm & 4096) === 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
-  if ((dm & 8192) === 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
-  if ((dm & 16384) === 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
+  if ((km & 1) !== 0 && (v = a?.['em'] ?? s['em']) !== undefined) r['em'] = v;
+  if ((km & 2) !== 0 && (v = a?.['ph'] ?? s['ph']) !== undefined) r['ph'] = v;
+  if ((km & 4) !== 0 && (v = a?.['ln'] ?? s['ln']) !== undefined) r['ln'] = v;
+  if ((km & 8) !== 0 && (v = a?.['db'] ?? s['db']) !== undefined) r['db'] = v;
+  if ((km & 16) !== 0 && (v = a?.['ge'] ?? s['ge']) !== undefined) r['ge'] = v;
+  if ((km & 32) !== 0 && (v = a?.['ct'] ?? s['ct']) !== undefined) r['ct'] = v;
+  if ((km & 64) !== 0 && (v = a?.['st'] ?? s['st']) !== undefined) r['st'] = v;
+  if ((km & 128) !== 0 && (v = a?.['zp'] ?? s['zp']) !== undefined) r['zp'] = v;
+  if ((km & 256) !== 0 && (v = a?.['country'] ?? s['country']) !== undefined) r['country'] = v;
+  if ((km & 512) !== 0 && (v = a?.['external_id'] ?? s['external_id']) !== undefined) r['external_id'] = v;
+  if ((km & 1024) !== 0 && (v = a?.['hashed_maids'] ?? s['hashed_maids']) !== undefined) r['hashed_maids'] = v;
+  if ((km & 2048) !== 0 && (v = a?.['click_id'] ?? s['click_id']) !== undefined) r['click_id'] = v;
+  if ((km & 4096) !== 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
+  if ((km & 8192) !== 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
+  if ((km & 16384) !== 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
   return r;
 }

@@ -1,4 +1,10 @@
-import { type EventProblems, pathOf, received, report } from './problems.js';
+import { addProblem, type EventProblems, formatMessage, MessageCache2, pathOf, received } from './problems.js';
+
+/**
+ * Rendered messages by path and value: a path names one field, whose code, list and expected text the
+ * generated code always passes the same, and a batch repeats the same wrong value (an SDK's "en-US").
+ */
+const messages = new MessageCache2();
 
 /**
  * Rule kind `code-list` (C4): `x` must be exactly a code of `codes` (currencies upper-case, languages
@@ -19,6 +25,12 @@ export function checkCode(
   expected: string,
 ): boolean {
   if (codes.has(x)) return true;
+  const path = pathOf(p, i, name, j);
+  const known = messages.get(path, x);
+  if (known !== undefined) {
+    addProblem(o, code, path, known);
+    return false;
+  }
   const cased = upper ? x.trim().toUpperCase() : x.trim().toLowerCase();
   let suggestion: string | undefined;
   if (codes.has(cased)) suggestion = cased;
@@ -26,12 +38,12 @@ export function checkCode(
     const primary = cased.split(/[-_]/)[0] ?? '';
     if (codes.has(primary)) suggestion = primary;
   }
-  const path = pathOf(p, i, name, j);
-  report(o, code, path, {
+  const message = formatMessage(code, {
     path,
     expected,
     received: received(x),
     suggestion: suggestion === undefined ? undefined : JSON.stringify(suggestion),
   });
+  addProblem(o, code, path, messages.set(path, x, message));
   return false;
 }

@@ -186,6 +186,34 @@ export class MessageCache {
   }
 }
 
+/**
+ * Rendered messages keyed by a path and one more string (a reason, a received value): a batch repeats the
+ * same dropped user agent or code event after event. Two map levels, so a repeat builds no key string;
+ * at most 1024 messages are kept, and keys longer than 256 characters are not kept at all.
+ */
+export class MessageCache2 {
+  private readonly messages = new Map<string, Map<string, string>>();
+  private size = 0;
+  get(path: string, key: string): string | undefined {
+    return this.messages.get(path)?.get(key);
+  }
+  set(path: string, key: string, message: string): string {
+    if (key.length > 256) return message;
+    if (this.size >= 1024) {
+      this.messages.clear();
+      this.size = 0;
+    }
+    let byKey = this.messages.get(path);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.messages.set(path, byKey);
+    }
+    byKey.set(key, message);
+    this.size++;
+    return message;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // C3: messages of one event joined with "; ", at most LIMITS.messages_max_per_event, null when none.
 

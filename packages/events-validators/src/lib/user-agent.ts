@@ -1,5 +1,5 @@
 import { isIp } from './ip.js';
-import { cut, type EventProblems, pathOf, report } from './problems.js';
+import { addProblem, cut, type EventProblems, formatMessage, MessageCache2, pathOf } from './problems.js';
 
 /** The user-agent rule of spec/data/normalization.yaml, compiled by the generator. */
 export interface UserAgentRule {
@@ -51,8 +51,16 @@ function diagnose(s: string, rule: UserAgentRule): string | undefined {
   return undefined;
 }
 
-/** Reports `invalid_user_agent_dropped`. */
+const messages = new MessageCache2();
+
+/**
+ * Reports `invalid_user_agent_dropped`. The message depends on the path and the reason alone, and a batch
+ * repeats the same unusable agent (an SDK's placeholder, one bot): rendered once per pair.
+ */
 export function userAgentDropped(o: EventProblems, p: string, i: number, name: string, reason: string): void {
   const path = pathOf(p, i, name, -1);
-  report(o, 'invalid_user_agent_dropped', path, { path, reason });
+  const message =
+    messages.get(path, reason) ??
+    messages.set(path, reason, formatMessage('invalid_user_agent_dropped', { path, reason }));
+  addProblem(o, 'invalid_user_agent_dropped', path, message);
 }

@@ -4,7 +4,7 @@ import { mayChange, ruleCode } from './rules.js';
 import type { FileScope } from './scope.js';
 import { fieldSite, itemSite, type Site } from './site.js';
 
-/** Bit of a field in the drop mask `dm` of its object: one bit per field, in spec order. */
+/** Bit of a field in the masks of its object (met `pm`, dropped `dm`): one bit per field, in spec order. */
 export function fieldBit(schema: SchemaIR, name: string): number {
   const k = schema.fields.findIndex((f) => f.name === name);
   if (k < 0) throw new Error(`events-validators: ${name} is not a field of ${schema.name}`);
@@ -122,6 +122,7 @@ export function fieldCase(ir: IR, schema: SchemaIR, f: FieldIR, scope: FileScope
   const bit = fieldBit(schema, f.name);
   const site = fieldSite(schema.name, f.name, bit, f.type, f.expected, isSensitive(f));
   const body = [
+    `pm |= ${bit};`,
     ...(f.nullable ? ['if (x === null) break;'] : []),
     ...typeCode(site, scope),
     ...f.rules.flatMap((r) => ruleCode(ir, r, site, scope)),

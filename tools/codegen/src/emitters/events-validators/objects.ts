@@ -190,7 +190,7 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
         ...block('if (Array.isArray(ids) && Array.isArray(items)) ', [
           `const kept = ${scope.lib('ids-in-items', 'idsInItems')}(o, p, i, ${quote(r.ids)}, ${quote(r.items)}, ${quote(r.key)}, ids, items);`,
           ...block('if (kept !== ids) ', [
-            `if (kept.length === 0) t = ${pickName(schema.name)}(t, undefined, ${fieldBit(schema, r.ids)});`,
+            `if (kept.length === 0) t = ${pickName(schema.name)}(t, undefined, ~${fieldBit(schema, r.ids)});`,
             ...block('else ', ['if (t === s) t = { ...s };', `t[${quote(r.ids)}] = kept;`]),
           ]),
         ]),
@@ -204,8 +204,10 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
 
 /**
  * The accepted copy of an object: its known fields in spec order, replaced values (`a`) over the sent ones,
- * without the fields of the drop mask `dm`, and without unknown keys (an event schema either fails on them
- * or drops them). Named loads and stores: no `delete`, no dictionary mode.
+ * only the fields of the keep mask `km` (the fields the key pass met, less those a warning dropped), and
+ * without unknown keys (an event schema either fails on them or drops them). Named loads and stores: no
+ * `delete`, no dictionary mode. The mask also spares the loads of absent fields: sent events carry about
+ * half of their schema's fields, and each load of an absent one is a megamorphic miss.
  */
 export function pickFunction(schema: SchemaIR): FunctionDeclarationStructure {
   const lines = [
@@ -213,7 +215,7 @@ export function pickFunction(schema: SchemaIR): FunctionDeclarationStructure {
     'let v: unknown;',
     ...schema.fields.map(
       (f) =>
-        `if ((dm & ${fieldBit(schema, f.name)}) === 0 && (v = a?.[${quote(f.name)}] ?? s[${quote(f.name)}]) !== undefined) r[${quote(f.name)}] = v;`,
+        `if ((km & ${fieldBit(schema, f.name)}) !== 0 && (v = a?.[${quote(f.name)}] ?? s[${quote(f.name)}]) !== undefined) r[${quote(f.name)}] = v;`,
     ),
     'return r;',
   ];
@@ -221,12 +223,12 @@ export function pickFunction(schema: SchemaIR): FunctionDeclarationStructure {
     kind: StructureKind.Function,
     name: pickName(schema.name),
     docs: [
-      `The accepted copy of a ${schema.name}: replaced values in \`a\`, dropped fields in the mask \`dm\`.`,
+      `The accepted copy of a ${schema.name}: replaced values in \`a\`, the fields to keep in the mask \`km\`.`,
     ],
     parameters: [
       { name: 's', type: 'Readonly<Record<string, unknown>>' },
       { name: 'a', type: 'Readonly<Record<string, unknown>> | undefined' },
-      { name: 'dm', type: 'number' },
+      { name: 'km', type: 'number' },
     ],
     returnType: 'Record<string, unknown>',
     statements: lines.join('\n'),
@@ -237,7 +239,8 @@ export function pickFunction(schema: SchemaIR): FunctionDeclarationStructure {
  * The generated check of one object schema, straight-line: one pass over the keys with a switch (known
  * fields checked inline, unknown keys per x-unknown-keys), required fields, then object rules. Returns the
  * object as accepted: the same object when nothing was dropped or replaced, else a copy (copy-on-write:
- * replaced values gather in `a`, dropped fields in the bit mask `dm`, and `pick` builds the copy once).
+ * replaced values gather in `a`, dropped fields in the bit mask `dm`, the fields met in `pm`, and `pick`
+ * builds the copy once).
  */
 export function schemaFunction(ir: IR, schema: SchemaIR, scope: FileScope): FunctionDeclarationStructure {
   scope.lib('context', 'Ctx', true);
@@ -252,13 +255,14 @@ export function schemaFunction(ir: IR, schema: SchemaIR, scope: FileScope): Func
   const statements = [
     'let a: Record<string, unknown> | undefined;',
     'let dm = 0;',
+    'let pm = 0;',
     ...(schema.unknownKeys === 'warning' ? ['let du = false;'] : []),
     ...block('for (const k in s) ', [
       'let x: unknown = s[k];',
       ...block('switch (k) ', [...cases, ...unknownKeysDefault(schema, scope)]),
     ]),
     ...required,
-    `let t = a === undefined && dm === 0${schema.unknownKeys === 'warning' ? ' && !du' : ''} ? s : ${pickName(schema.name)}(s, a, dm);`,
+    `let t = a === undefined && dm === 0${schema.unknownKeys === 'warning' ? ' && !du' : ''} ? s : ${pickName(schema.name)}(s, a, pm & ~dm);`,
     ...schema.rules.flatMap((r) => objectRuleCode(ir, schema, r, scope)),
     'return t;',
   ];
