@@ -2,7 +2,8 @@
  * pnpm bench: events/s of JSON.parse alone, of ajv compiled from the same OpenAPI schemas (structural checks
  * only: the generated json-schema.gen.ts), and of validateBatch (every rule of C2-C6), on 1000-event batches
  * built from the real integrator payload shapes (per-user identifiers and IPs made unique per event, as in
- * real traffic): all valid, and 10% invalid. Prints the ratio validateBatch / ajv (goal: >= 1.0).
+ * real traffic): all valid, and 10% invalid (the goal rows), and the valid batch as accepted (an extra row,
+ * see cleanText). Prints the ratio validateBatch / ajv (goal: >= 1.0 on the first two).
  */
 import { Ajv } from 'ajv';
 import { CONVERSION_EVENT_JSON_SCHEMA } from '../src/generated/json-schema.gen.js';
@@ -97,6 +98,17 @@ function batchText(invalidEvery: number): string {
 }
 
 /**
+ * An extra row for readers, not the goal: the all-valid batch as validateBatch accepts it (values dropped by
+ * warnings removed, such as user_data.fn and unusable user agents; normalized values stored), so nothing is
+ * copied. Only the recommended-fields warnings remain (a missing field cannot be removed).
+ */
+function cleanText(): string {
+  const r = validateBatch(JSON.parse(batchText(0)), { now: NOW, currency: 'USD' });
+  if (!r.ok) throw new Error('bench batch was refused');
+  return JSON.stringify({ data: r.accepted });
+}
+
+/**
  * Events per CPU-second of `fn` over one batch, run for about ROUND_MS of wall time. CPU time (user + system
  * of this process) rather than wall time, so other work on a shared machine does not count against us.
  */
@@ -149,13 +161,14 @@ console.log(
   `node ${process.version}, ${BATCH}-event batches, events per CPU-second, median of ${ROUNDS} interleaved rounds of ${ROUND_MS} ms`,
 );
 console.log(
-  'batch            JSON.parse events/s   ajv events/s   validateBatch events/s   validateBatch/ajv',
+  'batch             JSON.parse events/s   ajv events/s   validateBatch events/s   validateBatch/ajv',
 );
-for (const [label, invalidEvery] of [
-  ['all valid', 0],
-  ['10% invalid', 10],
+for (const [label, makeText] of [
+  ['all valid', () => batchText(0)],
+  ['10% invalid', () => batchText(10)],
+  ['clean (extra)', cleanText],
 ] as const) {
-  const text = batchText(invalidEvery);
+  const text = makeText();
   const body = JSON.parse(text) as { data: unknown[] };
   const check = validateBatch(body, { now: NOW, currency: 'USD' });
   if (!check.ok) throw new Error('bench batch was refused');
@@ -174,6 +187,6 @@ for (const [label, invalidEvery] of [
     },
   );
   console.log(
-    `${label.padEnd(12)} ${fmt(m.parse)}         ${fmt(m.ajv)}   ${fmt(m.ours)}             ${m.ratio.toFixed(2)}   (${failed} failed${sink > 0 ? '' : '!'})`,
+    `${label.padEnd(13)} ${fmt(m.parse)}         ${fmt(m.ajv)}   ${fmt(m.ours)}             ${m.ratio.toFixed(2)}   (${failed} failed${sink > 0 ? '' : '!'})`,
   );
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { emitAll } from '../src/emit/run.js';
+import { emitAll, listFiles } from '../src/emit/run.js';
 import { emitters } from '../src/emitters/index.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { buildIR } from '../src/model/build-ir.js';
@@ -17,17 +17,6 @@ const goldenRoot = join(here, 'golden');
 const update = process.env.UPDATE_GOLDEN === '1';
 // Large assets (a bundled renderer, say) are compared by digest so the golden folder stays reviewable.
 const DIGEST_ABOVE = 256 * 1024;
-
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const out: string[] = [];
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await listFiles(p)));
-    else out.push(p);
-  }
-  return out;
-}
 
 const goldenText = (content: string) =>
   content.length > DIGEST_ABOVE ? `sha256 ${createHash('sha256').update(content).digest('hex')}\n` : content;

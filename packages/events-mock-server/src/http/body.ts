@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { received, requestError } from './request-error.js';
+import { type Detail, detail, received, requestError } from './request-error.js';
 
 /**
  * Every body is read as a raw Buffer, whatever its content type (C2 row order): fastify's own JSON parser
@@ -37,4 +37,23 @@ export function parseJsonBody(req: FastifyRequest): unknown {
       reason: text === '' ? 'the body is empty' : (e as Error).message,
     });
   }
+}
+
+/**
+ * Row 400 of C2 for a JSON body that must be an object with known top-level keys: throws when it is not an
+ * object; returns it with one detail per unknown key, so the caller adds its own field problems to the list.
+ */
+export function objectBody(
+  body: unknown,
+  keys: readonly string[],
+): { b: Record<string, unknown>; problems: Detail[] } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw requestError('body_not_object', 'body', {
+      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
+    });
+  const b = body as Record<string, unknown>;
+  const problems: Detail[] = [];
+  for (const k of Object.keys(b))
+    if (!keys.includes(k)) problems.push(detail('unknown_top_level_key', k, { allowed: keys.join(' and ') }));
+  return { b, problems };
 }

@@ -4,10 +4,10 @@ import { authorizeAccountRoute } from '../auth/authorize.js';
 import type { ServerContext } from '../context.js';
 import { ROUTES } from '../generated/routes.gen.js';
 import type { CustomEventTypeRow } from '../store/store.js';
-import { parseJsonBody, requireJson } from './body.js';
+import { objectBody, parseJsonBody, requireJson } from './body.js';
 import { isStandardEventName } from './event-names.js';
 import { enforceRateLimit } from './rate-limit.js';
-import { type Detail, detail, RequestError, received, requestError } from './request-error.js';
+import { detail, RequestError, received, requestError } from './request-error.js';
 import { withStore } from './storage.js';
 
 const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
@@ -21,15 +21,7 @@ function out(row: CustomEventTypeRow) {
 
 /** Row 400 of C2 for a create body: every problem of the body, each with its path. */
 function checkCreateBody(body: unknown): { name: string; mapped: string } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw requestError('body_not_object', 'body', {
-      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
-    });
-  const b = body as Record<string, unknown>;
-  const problems: Detail[] = [];
-  for (const k of Object.keys(b))
-    if (!BODY_KEYS.includes(k))
-      problems.push(detail('unknown_top_level_key', k, { allowed: BODY_KEYS.join(' and ') }));
+  const { b, problems } = objectBody(body, BODY_KEYS);
   const field = (path: string, problem: string) => problems.push(detail('invalid_field', path, { problem }));
   const { name, mapped_event_name: mapped } = b;
   if (typeof name !== 'string')

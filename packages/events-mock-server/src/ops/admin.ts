@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizeAdmin } from '../auth/authorize.js';
 import type { ServerContext } from '../context.js';
 import { ROUTES } from '../generated/routes.gen.js';
-import { parseJsonBody, requireJson } from '../http/body.js';
+import { objectBody, parseJsonBody, requireJson } from '../http/body.js';
 import { AccountEventNames } from '../http/event-names.js';
 import { type Detail, detail, RequestError, received, requestError } from '../http/request-error.js';
 import { withStore } from '../http/storage.js';
@@ -63,14 +63,7 @@ function checkTagEvents(
   body: unknown,
   names: (account: string) => Promise<AccountEventNames>,
 ) {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw requestError('body_not_object', 'body', {
-      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
-    });
-  const b = body as Record<string, unknown>;
-  const problems: Detail[] = [];
-  for (const k of Object.keys(b))
-    if (k !== 'data') problems.push(detail('unknown_top_level_key', k, { allowed: 'data' }));
+  const { b, problems } = objectBody(body, ['data']);
   const data = b.data;
   if (data === undefined) throw requestError('data_missing', 'data', {});
   if (!Array.isArray(data)) throw requestError('data_not_array', 'data', { received: typeof data });

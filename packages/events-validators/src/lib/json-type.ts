@@ -1,15 +1,4 @@
-import {
-  addProblem,
-  describeType,
-  type EventProblems,
-  formatMessage,
-  MessageCache2,
-  pathOf,
-  received,
-  report,
-} from './problems.js';
-
-const sensitiveMessages = new MessageCache2();
+import { describeType, type EventProblems, pathOf, received, report } from './problems.js';
 
 /** Expected JSON type of a value, as generated validators name it. */
 export type JsonType = 's' | 'i' | 'n' | 'b' | 'a' | 'o';
@@ -78,21 +67,11 @@ export function mismatch(
       break;
   }
   const path = pathOf(p, i, name, j);
-  if (!sensitive || (t !== 'a' && t !== 's')) {
-    report(o, 'invalid_type', path, { path: path || 'event', expected, received: received(x), suggestion });
-    return converted;
-  }
-  // A hashed field's message names only the JSON type received (its suggestion, if any, follows from that
-  // type), and its path always comes with the same expected text: integrations that send scalars do it in
-  // every event, so it is rendered once per path and type.
-  const type = describeType(x);
-  const message =
-    sensitiveMessages.get(path, type) ??
-    sensitiveMessages.set(
-      path,
-      type,
-      formatMessage('invalid_type', { path: path || 'event', expected, received: type, suggestion }),
-    );
-  addProblem(o, 'invalid_type', path, message);
+  report(o, 'invalid_type', path, {
+    path: path || 'event',
+    expected,
+    received: sensitive ? describeType(x) : received(x),
+    suggestion,
+  });
   return converted;
 }

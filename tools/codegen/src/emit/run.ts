@@ -23,7 +23,8 @@ export interface GenResult {
   stale: string[];
 }
 
-async function listFiles(dir: string): Promise<string[]> {
+/** Every file below `dir`, recursively; none when it does not exist. */
+export async function listFiles(dir: string): Promise<string[]> {
   let entries: import('node:fs').Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
