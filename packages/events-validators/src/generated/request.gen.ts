@@ -30,18 +30,30 @@ export function checkRequestBody(b: unknown, r: RequestProblems): readonly unkno
 }
 
 /**
- * C6, within a batch: the index of the earlier event with the same (event_name, event_id) in `seen`, or -1
- * after remembering event `i` under it. One map level per key part: no key string is built.
+ * C6, within a batch: the index of the earlier processed event with the same (event_name, event_id), or -1
+ * after remembering event `i`. `seen` maps the last key part, nearly unique, to the events carrying it
+ * (a list once two differ in the other parts), whose other parts are compared on `accepted`: one map read
+ * per event, and no key string is built.
  */
-export function earlierWithKey(seen: Map<unknown, unknown>, e: Readonly<Record<string, unknown>>, i: number): number {
-  let m0 = seen.get(e['event_name']) as Map<unknown, unknown> | undefined;
-  if (m0 === undefined) {
-    m0 = new Map();
-    seen.set(e['event_name'], m0);
+export function earlierWithKey(
+  seen: Map<unknown, number | number[]>,
+  e: Readonly<Record<string, unknown>>,
+  i: number,
+  accepted: readonly unknown[],
+): number {
+  const at = seen.get(e['event_id']);
+  if (at === undefined) {
+    seen.set(e['event_id'], i);
+    return -1;
   }
-  const earlier = m0.get(e['event_id']) as number | undefined;
-  if (earlier === undefined) m0.set(e['event_id'], i);
-  return earlier ?? -1;
+  if (typeof at === 'number') {
+    if ((accepted[at] as Record<string, unknown>)['event_name'] === e['event_name']) return at;
+    seen.set(e['event_id'], [at, i]);
+    return -1;
+  }
+  for (const k of at) if ((accepted[k] as Record<string, unknown>)['event_name'] === e['event_name']) return k;
+  at.push(i);
+  return -1;
 }
 
 /** C6: the time of an accepted event (`event_time`), named in the duplicate warning. */

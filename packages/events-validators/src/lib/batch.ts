@@ -56,13 +56,13 @@ export function validateBatch(body: unknown, ctx?: ValidationContext): RequestFa
   const events: EventResult[] = [];
   const accepted: Array<ConversionEvent<string> | null> = [];
   const problems: EventProblems[] = [];
-  const seen = new Map<unknown, unknown>();
+  const seen = new Map<unknown, number | number[]>();
   let processed = 0;
   for (let i = 0; i < data.length; i++) {
     const o: EventProblems = { errors: [], warnings: [] };
     const a = validateConversionEvent(data[i], c, o);
     if (o.errors.length === 0 && a !== undefined) {
-      const earlier = earlierWithKey(seen, a, i);
+      const earlier = earlierWithKey(seen, a, i, accepted);
       if (earlier >= 0)
         report(o, 'duplicate_event', '', {
           source: `${BATCH_FIELD}[${earlier}] of this batch`,

@@ -1,4 +1,11 @@
-import { addProblem, type EventProblems, formatMessage, MessageCache2, pathOf, received } from './problems.js';
+import {
+  addProblem,
+  type EventProblems,
+  formatMessage,
+  MessageCache2,
+  pathOf,
+  received,
+} from './problems.js';
 
 /**
  * Rendered messages by path and value: a path names one field, whose code, list and expected text the

@@ -72,20 +72,37 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
     'return r.error === undefined && Array.isArray(d) ? d : undefined;',
   ].join('\n');
   const key = m.dedup.key;
-  const levels = key.map((k, n) => {
-    const last = n === key.length - 1;
-    const map = n === 0 ? 'seen' : `m${n - 1}`;
-    return last
+  // The parts other than the last are compared with ===, which is the Map's SameValueZero for strings.
+  for (const k of key) {
+    const t = m.event.fields.find((x) => x.name === k)!.type;
+    if (!(t.kind === 'primitive' && t.name === 'string') && !(t.kind === 'ref' && t.target === 'enum'))
+      throw new Error(`events-validators: dedup key ${k} must be a string field of ${m.event.name}`);
+  }
+  const last = quote(key[key.length - 1]!);
+  const same = (x: string) =>
+    key
+      .slice(0, -1)
+      .map((k) => `(accepted[${x}] as Record<string, unknown>)[${quote(k)}] === e[${quote(k)}]`)
+      .join(' && ');
+  const levels =
+    key.length === 1
       ? [
-          `const earlier = ${map}.get(e[${quote(k)}]) as number | undefined;`,
-          `if (earlier === undefined) ${map}.set(e[${quote(k)}], i);`,
-          'return earlier ?? -1;',
+          `const at = seen.get(e[${last}]) as number | undefined;`,
+          `if (at === undefined) seen.set(e[${last}], i);`,
+          'return at ?? -1;',
         ]
       : [
-          `let m${n} = ${map}.get(e[${quote(k)}]) as Map<unknown, unknown> | undefined;`,
-          ...block(`if (m${n} === undefined) `, [`m${n} = new Map();`, `${map}.set(e[${quote(k)}], m${n});`]),
+          `const at = seen.get(e[${last}]);`,
+          ...block('if (at === undefined) ', [`seen.set(e[${last}], i);`, 'return -1;']),
+          ...block("if (typeof at === 'number') ", [
+            `if (${same('at')}) return at;`,
+            `seen.set(e[${last}], [at, i]);`,
+            'return -1;',
+          ]),
+          `for (const k of at) if (${same('k')}) return k;`,
+          'at.push(i);',
+          'return -1;',
         ];
-  });
   const path = `${dir}/request.gen.ts`;
   const statements = [
     `/** Name of the events array of the batch body, for paths such as \`${f.name}[3]\` (C6 warnings). */\nexport const BATCH_FIELD = ${name};`,
@@ -93,8 +110,7 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
       .split('\n')
       .map((l) => `  ${l}`)
       .join('\n')}\n}`,
-    `/**\n * C6, within a batch: the index of the earlier event with the same (${key.join(', ')}) in \`seen\`, or -1\n * after remembering event \`i\` under it. One map level per key part: no key string is built.\n */\nexport function earlierWithKey(seen: Map<unknown, unknown>, e: Readonly<Record<string, unknown>>, i: number): number {\n${levels
-      .flat()
+    `/**\n * C6, within a batch: the index of the earlier processed event with the same (${key.join(', ')}), or -1\n * after remembering event \`i\`. \`seen\` maps the last key part, nearly unique, to the events carrying it\n * (a list once two differ in the other parts), whose other parts are compared on \`accepted\`: one map read\n * per event, and no key string is built.\n */\nexport function earlierWithKey(\n  seen: Map<unknown, number | number[]>,\n  e: Readonly<Record<string, unknown>>,\n  i: number,\n  accepted: readonly unknown[],\n): number {\n${levels
       .map((l) => `  ${l}`)
       .join('\n')}\n}`,
     `/** C6: the time of an accepted event (\`${m.timeField}\`), named in the duplicate warning. */\nexport function dedupTime(e: Readonly<Record<string, unknown>>): unknown {\n  return e[${quote(m.timeField)}];\n}`,
