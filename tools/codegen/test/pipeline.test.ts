@@ -119,6 +119,17 @@ describe('bad specs fail with the file, the path and the problem', () => {
     );
   });
 
+  it('a reason text the rule kind needs is missing', async () => {
+    const root = await tmpSpec();
+    await editYaml(join(root, 'spec/data/messages.yaml'), (d) => {
+      delete (d.messages as Record<string, { reasons: Record<string, string> }>).invalid_ip_dropped!.reasons
+        .all_zeros;
+    });
+    expect(await specErrorOf(root)).toBe(
+      'spec/data/messages.yaml: messages.invalid_ip_dropped.reasons: rule kind ip-address tells apart all_zeros, invalid, user_agent; found invalid, user_agent',
+    );
+  });
+
   it('a rule kind whose code lost its template', async () => {
     const root = await tmpSpec();
     await editYaml(join(root, 'spec/data/messages.yaml'), (d) => {

@@ -119,6 +119,11 @@ export const PROBLEM_CODES = {
       template: '{path} was dropped: {reason}; received {received}.',
       params: ['path', 'reason', 'received'],
       description: 'client_ip_address is not a valid IPv4/IPv6 address, or is all zeros (C4).',
+      reasons: {
+        all_zeros: 'an all-zeros address is not a client IP',
+        invalid: 'it is not a valid IPv4 or IPv6 address',
+        user_agent: 'it is a user agent, not an IP address (are the two fields swapped?)',
+      },
     },
     invalid_type: {
       severity: 'failed',
@@ -140,6 +145,13 @@ export const PROBLEM_CODES = {
       template: '{path} was dropped: {reason}. Send the full User-Agent header of the browser.',
       params: ['path', 'reason'],
       description: 'client_user_agent is empty, "Other", a bot, or not a browser user agent (C4, seed 2.4).',
+      reasons: {
+        bot: 'it is a bot or automated client (it contains {match})',
+        empty: 'it is empty',
+        ip_address: '{value} is an IP address, not a user agent (are the two fields swapped?)',
+        no_product_token: '{value} has no product/version token such as Mozilla/5.0',
+        placeholder: '{value} is a placeholder, not a user agent',
+      },
     },
     missing_identifier: {
       severity: 'failed',
@@ -207,6 +219,8 @@ export const PROBLEM_CODES = {
   } as const;
 /** A stable per-event problem code. */
 export type ProblemCode = keyof typeof PROBLEM_CODES;
+/** C3: how the messages of one event are joined, and the text that says how many were left out. */
+export const MESSAGE_JOIN = { separator: '; ', overflow: 'and {count} more' } as const;
 /** Request-level outcomes of C2, in the order they are checked. */
 export const REQUEST_ERRORS = [
     {

@@ -1,4 +1,8 @@
+import { PROBLEM_CODES } from '@org/events-types';
 import { type EventProblems, pathOf, received, report } from './problems.js';
+
+// The texts of the {reason} parameter are spec data (messages.yaml); this kind only tells the cases apart.
+const REASONS = PROBLEM_CODES.invalid_ip_dropped.reasons;
 
 const INVALID = -1;
 const ZERO = 0;
@@ -108,9 +112,9 @@ function looksLikeUserAgent(s: string): boolean {
 export function ipProblem(s: string): string | undefined {
   const state = s.indexOf(':') >= 0 ? ipv6(s) : ipv4(s, 0, s.length);
   if (state === VALID) return undefined;
-  if (state === ZERO) return 'an all-zeros address is not a client IP';
-  if (looksLikeUserAgent(s)) return 'it is a user agent, not an IP address (are the two fields swapped?)';
-  return 'it is not a valid IPv4 or IPv6 address';
+  if (state === ZERO) return REASONS.all_zeros;
+  if (looksLikeUserAgent(s)) return REASONS.user_agent;
+  return REASONS.invalid;
 }
 
 /** Reports `invalid_ip_dropped`. */

@@ -1,4 +1,4 @@
-import { LIMITS, PROBLEM_CODES, type ProblemCode } from '@org/events-types';
+import { LIMITS, MESSAGE_JOIN, PROBLEM_CODES, type ProblemCode } from '@org/events-types';
 
 /** One problem of one event (C3, C4). `path` names the field, relative to the event (`''` is the event). */
 export interface Problem {
@@ -218,17 +218,20 @@ export class MessageCache2 {
 // C3: messages of one event joined with "; ", at most LIMITS.messages_max_per_event, null when none.
 
 const MAX_MESSAGES = LIMITS.messages_max_per_event.value;
+const SEPARATOR = MESSAGE_JOIN.separator;
+const OVERFLOW = parse(MESSAGE_JOIN.overflow);
 
 /**
  * Joins the messages of one kind (errors or warnings) of one event: `null` when there are none; at most
- * LIMITS.messages_max_per_event messages, then `; and N more` says how many were left out (C3).
+ * LIMITS.messages_max_per_event messages, then MESSAGE_JOIN.overflow (`and N more`) says how many were left
+ * out (C3).
  */
 export function joinMessages(problems: readonly Problem[]): string | null {
   const n = problems.length;
   if (n === 0) return null;
   let s = problems[0]!.message;
   const shown = Math.min(n, MAX_MESSAGES);
-  for (let k = 1; k < shown; k++) s += `; ${problems[k]!.message}`;
-  if (n > shown) s += `; and ${n - shown} more`;
+  for (let k = 1; k < shown; k++) s += SEPARATOR + problems[k]!.message;
+  if (n > shown) s += SEPARATOR + render(OVERFLOW, { count: n - shown });
   return s;
 }

@@ -1,5 +1,17 @@
+import { PROBLEM_CODES } from '@org/events-types';
 import { isIp } from './ip.js';
-import { addProblem, cut, type EventProblems, formatMessage, MessageCache2, pathOf } from './problems.js';
+import {
+  addProblem,
+  cut,
+  type EventProblems,
+  formatMessage,
+  formatTemplate,
+  MessageCache2,
+  pathOf,
+} from './problems.js';
+
+// The texts of the {reason} parameter are spec data (messages.yaml); this kind only tells the cases apart.
+const REASONS = PROBLEM_CODES.invalid_user_agent_dropped.reasons;
 
 /** The user-agent rule of spec/data/normalization.yaml, compiled by the generator. */
 export interface UserAgentRule {
@@ -38,16 +50,14 @@ const CACHED_MAX_LENGTH = 512;
 
 function diagnose(s: string, rule: UserAgentRule): string | undefined {
   const t = s.trim();
-  if (t === '') return 'it is empty';
+  if (t === '') return REASONS.empty;
+  const value = JSON.stringify(cut(t));
   if (t.length <= rule.rejectMaxLength && rule.reject.has(t.toLowerCase()))
-    return `${JSON.stringify(cut(t))} is a placeholder, not a user agent`;
+    return formatTemplate(REASONS.placeholder, { value });
   const bot = rule.bot.exec(t);
-  if (bot !== null) return `it is a bot or automated client (it contains ${JSON.stringify(bot[0])})`;
-  if (!rule.productToken.test(t)) {
-    if (isIp(t))
-      return `${JSON.stringify(cut(t))} is an IP address, not a user agent (are the two fields swapped?)`;
-    return `${JSON.stringify(cut(t))} has no product/version token such as Mozilla/5.0`;
-  }
+  if (bot !== null) return formatTemplate(REASONS.bot, { match: JSON.stringify(bot[0]) });
+  if (!rule.productToken.test(t))
+    return formatTemplate(isIp(t) ? REASONS.ip_address : REASONS.no_product_token, { value });
   return undefined;
 }
 

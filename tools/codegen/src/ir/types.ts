@@ -197,6 +197,8 @@ export interface MessageIR {
   /** Parameter names used by the template, sorted. */
   params: string[];
   description: string;
+  /** Texts of the `{reason}` parameter, one per case the rule kind tells apart, sorted by key. */
+  reasons?: { key: string; template: string; params: string[] }[];
 }
 
 export interface RequestErrorIR {
@@ -244,6 +246,8 @@ export interface IR {
   limits: LimitIR[];
   rateLimits: RateLimitsIR;
   messages: MessageIR[];
+  /** C3: how the messages of one event are joined, and what says how many were left out. */
+  messageJoin: { separator: string; overflow: string };
   requestErrors: RequestErrorIR[];
   requestProblems: RequestProblemIR[];
   codeLists: {

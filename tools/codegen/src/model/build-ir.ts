@@ -6,6 +6,7 @@ import {
   readCodeList,
   readEventNames,
   readLimits,
+  readMessageJoin,
   readMessages,
   readNamedCodes,
   readNormalization,
@@ -64,6 +65,18 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
   for (const m of messages)
     if (!KIND_CODES[m.kind as RuleKind]?.includes(m.code))
       msgFile.at('messages').at(m.code).fail(`no rule kind emits "${m.code}" (kind ${m.kind})`);
+  for (const m of messages) {
+    const want = CODE_REASONS[m.code] ?? [];
+    const have = (m.reasons ?? []).map((x) => x.key);
+    if (want.join() !== have.join())
+      msgFile
+        .at('messages')
+        .at(m.code)
+        .at('reasons')
+        .fail(
+          `rule kind ${m.kind} tells apart ${want.length ? want.join(', ') : 'no reasons'}; found ${have.join(', ') || 'none'}`,
+        );
+  }
 
   const actionSources = raw.at('components').at('schemas').at('ActionSource').at('enum').strings();
   const { schemas, enums } = buildSchemas({
@@ -91,6 +104,7 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     limits,
     rateLimits: readRateLimits(dataReader(spec, 'rateLimits')),
     messages,
+    messageJoin: readMessageJoin(msgFile),
     requestErrors: errors,
     requestProblems: problems,
     codeLists: {
@@ -103,6 +117,12 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     openapi,
   };
 }
+
+/** The `{reason}` cases each code's rule kind tells apart; gen fails when messages.yaml lacks a text for one. */
+export const CODE_REASONS: Record<string, string[]> = {
+  invalid_ip_dropped: ['all_zeros', 'invalid', 'user_agent'],
+  invalid_user_agent_dropped: ['bot', 'empty', 'ip_address', 'no_product_token', 'placeholder'],
+};
 
 /** Counts for the gen summary and the closing note. */
 export function irStats(ir: IR) {

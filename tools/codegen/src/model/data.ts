@@ -194,7 +194,7 @@ export function readMessages(r: Reader): MessageIR[] {
     .entries()
     .map(([code, m]) => {
       if (!/^[a-z][a-z0-9_]*$/.test(code)) m.fail('message codes are snake_case');
-      return {
+      const message: MessageIR = {
         code,
         kind: m.at('kind').string(),
         severity: m.at('severity').oneOf<Severity>(['failed', 'warning']),
@@ -202,8 +202,25 @@ export function readMessages(r: Reader): MessageIR[] {
         params: templateParams(m.at('template')),
         description: m.at('description').string(),
       };
+      if (m.at('reasons').present) {
+        if (!message.params.includes('reason'))
+          m.at('reasons').fail('reasons need a {reason} parameter in the template');
+        message.reasons = m
+          .at('reasons')
+          .entries()
+          .map(([key, t]) => ({ key, template: t.string(), params: templateParams(t) }))
+          .sort(byKey((x) => x.key));
+      }
+      return message;
     })
     .sort(byKey((m) => m.code));
+}
+
+export function readMessageJoin(r: Reader): { separator: string; overflow: string } {
+  const overflow = r.at('join').at('overflow');
+  if (!templateParams(overflow).includes('count'))
+    overflow.fail('the overflow text needs a {count} parameter');
+  return { separator: r.at('join').at('separator').string(), overflow: overflow.string() };
 }
 
 export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; problems: RequestProblemIR[] } {

@@ -113,6 +113,7 @@ function problemsFile(ir: IR): EmittedFile {
         template: m.template,
         params: m.params,
         description: m.description,
+        ...(m.reasons ? { reasons: Object.fromEntries(m.reasons.map((x) => [x.key, x.template])) } : {}),
       },
     ]),
   );
@@ -132,6 +133,11 @@ function problemsFile(ir: IR): EmittedFile {
       type: 'keyof typeof PROBLEM_CODES',
       docs: ['A stable per-event problem code.'],
     },
+    constant(
+      'MESSAGE_JOIN',
+      ir.messageJoin,
+      'C3: how the messages of one event are joined, and the text that says how many were left out.',
+    ),
     constant(
       'REQUEST_ERRORS',
       ir.requestErrors,

@@ -40,7 +40,7 @@ export const eventErrorsPage: Page = {
         [
           '**failed**: the event is not stored and not counted in `num_events_processed`. The other events of the batch are not affected (seed 4.1 rule 1).',
           '**warning**: the event is processed; the offending value is dropped and never stored.',
-          `Several problems of one severity are joined with ${code('; ')} in one message${max ? `, at most ${num(max.value)} per event (${link(code(max.key), 'limits', max.key)})` : ''}.`,
+          `Several problems of one severity are joined with ${code(ir.messageJoin.separator)} in one message${max ? `, at most ${num(max.value)} per event (${link(code(max.key), 'limits', max.key)}); past that, ${code(ir.messageJoin.overflow)} says how many were left out` : ''}.`,
           `Messages name the field path (such as ${code('custom_data.value')}), what was received and what to send. Received values are quoted as JSON${cut ? `, cut to ${num(cut.value)} characters` : ''}; hashed fields are never quoted back.`,
           `Templates: ${code('{name}')} is a parameter, ${code('[[ ... ]]')} is kept only when every parameter inside it is known.`,
           dedup && dedup.kind === 'dedup'
@@ -54,7 +54,10 @@ export const eventErrorsPage: Page = {
         ir.messages.map((m) => [
           `<a id="${m.code}"></a>${code(m.code)}`,
           `**${m.severity}**`,
-          code(m.template),
+          code(m.template) +
+            (m.reasons
+              ? `<br>${m.reasons.map((x) => `${code('{reason}')} ${code(x.key)}: ${code(x.template)}`).join('<br>')}`
+              : ''),
           m.description,
           (where.get(m.code) ?? []).join(', ') || 'no field of this version',
         ]),
