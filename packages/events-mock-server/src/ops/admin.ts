@@ -11,8 +11,8 @@ import { BadCursorError, type StoredEventRow, type TagEventWrite } from '../stor
 
 const AD_ACCOUNT_ID = new RegExp(ROUTES['admin/reports/get'].pathParams.ad_account_id.pattern);
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
-const PAGE_DEFAULT = 100;
-const PAGE_MAX = 1000;
+// Page size bounds and default of GET /admin/events, from the spec's `limit` parameter.
+const PAGE = ROUTES['admin/events/list'].queryParams.limit;
 
 function storedEvent(r: StoredEventRow) {
   return {
@@ -139,7 +139,7 @@ export function adminHandlers(ctx: ServerContext) {
       const problems: Detail[] = [];
       const since = intParam(q, 'since', 0, 1e11, problems);
       const until = intParam(q, 'until', 0, 1e11, problems);
-      const limit = intParam(q, 'limit', 1, PAGE_MAX, problems) ?? PAGE_DEFAULT;
+      const limit = intParam(q, 'limit', PAGE.minimum, PAGE.maximum, problems) ?? PAGE.default;
       const filter = {
         adAccountId: strParam(q, 'ad_account_id', problems),
         eventName: strParam(q, 'event_name', problems),

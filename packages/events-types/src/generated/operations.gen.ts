@@ -50,6 +50,9 @@ export const OPERATIONS = [
           required: false,
           description: '',
           type: { kind: 'primitive', name: 'integer' },
+          minimum: 1,
+          maximum: 1000,
+          default: 100,
         },
         {
           name: 'cursor',

@@ -1,5 +1,14 @@
-import { IndentationText, NewLineKind, Project, QuoteKind, type StatementStructures } from 'ts-morph';
+import {
+  IndentationText,
+  NewLineKind,
+  Project,
+  QuoteKind,
+  type StatementStructures,
+  StructureKind,
+  VariableDeclarationKind,
+} from 'ts-morph';
 import { GENERATED_HEADER } from './emitter.js';
+import { doc, literal } from './literal.js';
 
 let project: Project | undefined;
 
@@ -32,4 +41,20 @@ export function tsFile(path: string, statements: (string | StatementStructures)[
     '\n';
   p.removeSourceFile(sf);
   return text;
+}
+
+/** `export const NAME = <literal> as const;` with a JSDoc line: how emitters publish spec data. */
+export function constStatement(
+  name: string,
+  value: unknown,
+  description: string,
+  asConst = true,
+): StatementStructures {
+  return {
+    kind: StructureKind.VariableStatement,
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [doc(description)],
+    declarations: [{ name, initializer: `${literal(value)}${asConst ? ' as const' : ''}` }],
+  };
 }

@@ -121,6 +121,9 @@ export interface ParameterIR {
   type: TypeIR;
   enum?: string[];
   pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  default?: string | number | boolean;
 }
 
 export interface OperationIR {

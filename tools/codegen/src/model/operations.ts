@@ -43,6 +43,11 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
           };
           if (schema.at('enum').present) param.enum = schema.at('enum').strings();
           if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();
+          if (schema.at('minimum').present) param.minimum = schema.at('minimum').number();
+          if (schema.at('maximum').present) param.maximum = schema.at('maximum').number();
+          const dflt = schema.at('default').value;
+          if (typeof dflt === 'string' || typeof dflt === 'number' || typeof dflt === 'boolean')
+            param.default = dflt;
           return param;
         });
       const body = op.at('requestBody').at('content').at('application/json').at('schema');

@@ -1,7 +1,6 @@
-import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
+import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { doc, literal } from '../../emit/literal.js';
-import { tsFile } from '../../emit/ts-file.js';
+import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR } from '../../ir/types.js';
 
 /**
@@ -13,15 +12,7 @@ import type { IR, OperationIR } from '../../ir/types.js';
  */
 const DIR = 'packages/events-mock-server/src/generated';
 
-function constant(name: string, value: unknown, description: string): StatementStructures {
-  return {
-    kind: StructureKind.VariableStatement,
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [doc(description)],
-    declarations: [{ name, initializer: `${literal(value)} as const` }],
-  };
-}
+const constant = constStatement;
 
 /** `/v5/ad_accounts/{ad_account_id}/events` -> `/v5/ad_accounts/:ad_account_id/events` (fastify syntax). */
 function fastifyUrl(path: string): string {
@@ -33,7 +24,17 @@ function route(op: OperationIR) {
     Object.fromEntries(
       op.parameters
         .filter((p) => p.in === where)
-        .map((p) => [p.name, { required: p.required, pattern: p.pattern ?? null, enum: p.enum ?? null }]),
+        .map((p) => [
+          p.name,
+          {
+            required: p.required,
+            pattern: p.pattern ?? null,
+            enum: p.enum ?? null,
+            minimum: p.minimum ?? null,
+            maximum: p.maximum ?? null,
+            default: p.default ?? null,
+          },
+        ]),
     );
   return {
     method: op.method.toUpperCase(),

@@ -1,21 +1,13 @@
-import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
+import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { constantName, doc, literal } from '../../emit/literal.js';
-import { tsFile } from '../../emit/ts-file.js';
+import { constantName } from '../../emit/literal.js';
+import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
 import { enumAlias, genericSchemas, schemaInterface } from './schemas.js';
 
 const DIR = 'packages/events-types/src/generated';
 
-function constant(name: string, value: unknown, description: string, asConst = true): StatementStructures {
-  return {
-    kind: StructureKind.VariableStatement,
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [doc(description)],
-    declarations: [{ name, initializer: `${literal(value)}${asConst ? ' as const' : ''}` }],
-  };
-}
+const constant = constStatement;
 
 function enumsFile(ir: IR): EmittedFile {
   const statements = ir.enums.flatMap((e) => {
