@@ -1,8 +1,9 @@
+import { LIMITS } from '@org/events-types';
 import type { ServerContext } from '../context.js';
 import { requestError } from './request-error.js';
 
 /** Seconds a client waits after a 503 before retrying (C2). */
-export const STORAGE_RETRY_AFTER_SECONDS = 1;
+export const STORAGE_RETRY_AFTER_SECONDS = LIMITS.storage_retry_after_seconds.value;
 
 /**
  * Runs a store call; any failure is row 503 of C2 with Retry-After. The store's transactions guarantee that

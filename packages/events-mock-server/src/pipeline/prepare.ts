@@ -1,4 +1,5 @@
 import type { BatchResponse } from '@org/events-types';
+import { LIMITS } from '@org/events-types';
 import { type EventProblems, type ValidationContext, validateBatch } from '@org/events-validators';
 import { dataElementSlices } from './json-slices.js';
 
@@ -34,8 +35,11 @@ export type Prepared =
       warnedDuplicates: number[];
     };
 
-/** Failed events are counted under their event_name (C11); cut so junk names cannot grow the counters. */
-const MAX_COUNTED_NAME = 100;
+/**
+ * Failed events are counted under their event_name (C11); cut to the longest valid name so junk names cannot
+ * grow the counters.
+ */
+const MAX_COUNTED_NAME = LIMITS.custom_event_name_max_length.value;
 
 /**
  * JSON.parse, the per-event rules of @org/events-validators (C3-C6, the same code integrators run), and the

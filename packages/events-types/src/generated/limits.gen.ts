@@ -61,6 +61,12 @@ export const LIMITS = {
       description: 'Longest identifier-like string (IDs, names, versions).',
       source: 'service',
     },
+    storage_retry_after_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Retry-After of a 503 when storage is unavailable; nothing of the request was stored.',
+      source: 'C2',
+    },
     text_max_length: {
       value: 1024,
       unit: 'characters',
