@@ -1,14 +1,13 @@
-// The reference docs as the server serves them (owned by @org/events-docs; this file lives here because the
-// server depends on the docs package, not the other way round). Starts the server, opens /docs/ in Debian's
+// The reference docs as the server serves them (@org/events-docs; the test lives here because the server
+// depends on the docs package, not the other way round). Starts the server, opens /docs/ in Debian's
 // Chromium (playwright-core, never a downloaded browser) and checks that the endpoint, the request-error
 // table and the event-name table are visible, that /docs/api.html renders the OpenAPI document with the
 // bundled Redoc, that /openapi.yaml is served, and that the pages load nothing from another host.
 // Saves test-artifacts/docs.png and test-artifacts/api.png.
 import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { docsRoot, openapiJson, openapiYaml } from '@org/events-docs';
+import { openapiJson, openapiYaml } from '@org/events-docs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index.js';
 
@@ -20,58 +19,17 @@ if (!hasChromium)
     `[events-mock-server] docs browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`,
   );
 
-// The slice of playwright-core's API used here, typed locally: playwright-core is a devDependency of
-// @org/events-docs, not (yet) of this package, so its types are not resolvable from here.
-interface Loc {
-  innerText(): Promise<string>;
-  textContent(): Promise<string | null>;
-  allInnerTexts(): Promise<string[]>;
-  count(): Promise<number>;
-  waitFor(o?: { state?: 'visible' | 'attached' }): Promise<void>;
-  locator(selector: string): Loc;
-}
-interface Pg {
-  on(event: 'request' | 'response', cb: (r: { url(): string; status(): number }) => void): void;
-  goto(url: string): Promise<{ status(): number } | null>;
-  url(): string;
-  locator(selector: string, o?: { has?: Loc; hasText?: string }): Loc;
-  click(selector: string): Promise<void>;
-  waitForURL(url: RegExp): Promise<void>;
-  waitForSelector(selector: string, o?: { timeout?: number }): Promise<unknown>;
-  getAttribute(selector: string, name: string): Promise<string | null>;
-  screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
-  close(): Promise<void>;
-}
-interface Br {
-  newPage(o?: { viewport?: { width: number; height: number } }): Promise<Pg>;
-  close(): Promise<void>;
-}
-interface Playwright {
-  chromium: { launch(o: { executablePath: string; args: string[] }): Promise<Br> };
-}
-
-/** playwright-core, from this package when it has it, else from @org/events-docs (its devDependency). */
-async function loadPlaywright(): Promise<Playwright> {
-  const name = 'playwright-core';
-  try {
-    return (await import(name)) as Playwright;
-  } catch {
-    const fromDocs = createRequire(join(docsRoot, '..', 'package.json'));
-    return (await import(fromDocs.resolve(name))) as Playwright;
-  }
-}
-
 describe.skipIf(!hasChromium)(
   `docs served by the server, in Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} not installed)`}`,
   () => {
     let server: RunningServer;
-    let browser: Br;
+    let browser: Browser;
     const foreign: string[] = [];
     const failed: string[] = [];
 
     beforeAll(async () => {
       server = await startServer({ port: 0, db: ':memory:' });
-      const { chromium } = await loadPlaywright();
+      const { chromium } = await import('playwright-core');
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         args: [
