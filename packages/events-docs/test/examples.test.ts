@@ -1,4 +1,4 @@
-// The examples of the docs (reference/examples.json, generated from the spec's `example` values) run through
+// The examples of the docs (public/examples.json, generated from the spec's `example` values) run through
 // the validators the server uses: the documented response must be the validators' response, exactly.
 import { readFileSync } from 'node:fs';
 import { hashUserData, sha256Hex, validateBatch } from '@org/events-validators';

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
 import type { DemoCredentials } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
+import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
 import { type RunningServer, startServer } from './server.js';
 
 const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--db PATH|:memory:] [--log-level L]
@@ -24,41 +24,21 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
 /** How long in-flight requests get to finish after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
 function curlLine(url: string, demo: DemoCredentials): string {
   const now = Math.floor(Date.now() / 1000);
+  // The spec's demo request (x-demo), dated now, with ids of its own so a second run is no duplicate (C6).
   const body = {
-    data: [
-      {
-        event_name: 'checkout',
-        action_source: 'web',
-        event_time: now,
-        event_id: `demo-order-${now}`,
-        event_source_url: 'https://shop.example.com/checkout',
-        partner_name: 'direct',
-        user_data: {
-          em: [sha256('jane.doe@example.com')],
-          external_id: [sha256('customer-1001')],
-          click_id: 'dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUm',
-          client_ip_address: '203.0.113.7',
-          client_user_agent:
-            'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-        },
-        custom_data: {
-          currency: 'USD',
-          value: '42.00',
-          order_id: `demo-order-${now}`,
-          num_items: 1,
-          content_ids: ['sku-1'],
-          contents: [{ id: 'sku-1', item_price: '42.00', quantity: 1 }],
-        },
-      },
-    ],
+    ...DEMO_REQUEST,
+    data: DEMO_REQUEST.data.map((e) => ({
+      ...e,
+      event_time: now,
+      event_id: `${e.event_id}-${now}`,
+      custom_data: { ...e.custom_data, order_id: `${e.custom_data.order_id}-${now}` },
+    })),
   };
   return (
     `curl -sS -X POST '${url}/v5/ad_accounts/${demo.adAccountId}/events' ` +
-    `-H 'Authorization: Bearer ${demo.conversionToken}' -H 'Content-Type: application/json' ` +
+    `-H 'Authorization: Bearer ${demo.conversionToken}' -H 'Content-Type: ${JSON_CONTENT_TYPE}' ` +
     `-d '${JSON.stringify(body)}'`
   );
 }

@@ -65,6 +65,7 @@ describe('C10 custom event types', () => {
       ['ok_name', 'purchase', 'mapped_event_name'],
       ['ok_name', undefined, 'mapped_event_name'],
       ['Checkout', 'checkout', 'name'],
+      ['Custom', 'lead', 'name'], // C20: Pinterest's generic name is taken
     ] as const) {
       const r = await create(name, mapped);
       expect(r.status, `${String(name)} -> ${String(mapped)}`).toBe(400);

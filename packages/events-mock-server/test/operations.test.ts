@@ -131,7 +131,7 @@ describe('docs mount point', () => {
     const hh = await startHarness({ docs: { docsRoot: dir, openapiYaml: 'openapi: 3.1.0\n' } });
     try {
       const y = await hh.call('GET', '/openapi.yaml');
-      expect([y.status, y.text]).toEqual([200, 'openapi: 3.1.0\n']);
+      expect([y.status, y.text]).toEqual([200, `openapi: 3.1.0\nservers:\n  - url: ${hh.url}\n`]);
       expect(y.headers.get('content-type')).toContain('yaml');
       const idx = await hh.call('GET', '/docs/');
       expect(idx.text).toContain('Conversion Events API');

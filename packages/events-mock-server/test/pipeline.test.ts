@@ -42,14 +42,10 @@ describe('validation pool', () => {
   afterAll(() => pool.close());
 
   test('a worker thread prepares a batch exactly as the event loop does', async () => {
-    const dir = fileURLToPath(new URL('../../../../shared/integrator-payloads/', import.meta.url));
-    let data: unknown[];
-    try {
-      data = (JSON.parse(readFileSync(`${dir}17-mistakes-mixed-batch.json`, 'utf8')) as { data: unknown[] })
-        .data;
-    } catch {
-      data = [event(1_772_452_800), { event_name: 'nope' }];
-    }
+    const dir = fileURLToPath(new URL('../../../fixtures/integrator-payloads/', import.meta.url));
+    const data = (
+      JSON.parse(readFileSync(`${dir}17-mistakes-mixed-batch.json`, 'utf8')) as { data: unknown[] }
+    ).data;
     const now = 1_753_257_700;
     const text = JSON.stringify(
       { data: [...data, event(now, { event_id: 'd' }), event(now, { event_id: 'd' })] },

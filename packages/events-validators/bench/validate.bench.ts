@@ -45,7 +45,7 @@ function validShapes(): Json[] {
     ...pick('18-lead-ldp-opt-out-california.json'),
   ];
   if (shapes.length === 0)
-    throw new Error('the integrator payloads are missing: ../shared/integrator-payloads');
+    throw new Error('the integrator payloads are missing: fixtures/integrator-payloads');
   return shapes;
 }
 

@@ -12,5 +12,12 @@ export {
 } from './lib/batch.js';
 export type { ValidationContext } from './lib/context.js';
 export { hashUserData, normalize, sha256Hex } from './lib/hash.js';
-export { type EventProblems, formatMessage, type MessageParams, type Problem } from './lib/problems.js';
+export {
+  type EventProblems,
+  formatMessage,
+  formatTemplate,
+  type MessageParams,
+  type Problem,
+  received,
+} from './lib/problems.js';
 export type { RequestDetail, RequestFailure } from './lib/request.js';

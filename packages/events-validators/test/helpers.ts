@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The clock of every test (C4 freshness is relative to it): 2025-07-23T08:00:00Z plus one hour. */
@@ -43,16 +43,14 @@ export function validEvent(): Json {
   };
 }
 
-/** The integrator corpus beside the repository (<repo>/../shared/integrator-payloads). */
-export const PAYLOAD_DIR = new URL('../../../../shared/integrator-payloads/', import.meta.url);
+/** The integrator corpus of the repository (fixtures/integrator-payloads, see its README). */
+export const PAYLOAD_DIR = new URL('../../../fixtures/integrator-payloads/', import.meta.url);
 
+/** The corpus files, sorted; throws when the folder is missing, so no test silently runs on nothing. */
 export function payloadFiles(): string[] {
-  const dir = fileURLToPath(PAYLOAD_DIR);
-  return existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-    : [];
+  return readdirSync(fileURLToPath(PAYLOAD_DIR))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 export function readPayload(file: string): Json {

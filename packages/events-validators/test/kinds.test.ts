@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { validateBatch, validateEvent } from '../src/index.js';
 import { codePoints } from '../src/lib/bounds.js';
 import { isDecimal } from '../src/lib/decimal.js';
 import { ipProblem, isIp } from '../src/lib/ip.js';
@@ -183,7 +184,8 @@ describe('suggestions: osaDistance and nearest', () => {
     ['cart', 'add_to_cart'],
     ['purchase', undefined],
     ['Order Completed', undefined],
-    ['custom', undefined],
+    ['custom', 'custom'],
+    ['Custom', 'custom'],
   ])('nearest(%j) among standard names = %j', async (name, expected) => {
     const { STANDARD_EVENT_NAMES } = await import('@org/events-types');
     expect(nearest(name, STANDARD_EVENT_NAMES, 3)).toBe(expected);
@@ -239,5 +241,90 @@ describe('messages (C3)', () => {
     expect(duration(90)).toBe('90 seconds');
     expect(isoTime(1753257600)).toBe('2025-07-23T08:00:00Z');
     expect(isoTime(-1e300)).toBe('out of range');
+  });
+});
+
+describe('user-agent: two items from each information category (seed 2.4, C22)', () => {
+  const event = (ua: string) => ({
+    event_name: 'lead',
+    action_source: 'web',
+    event_time: 1_800_000_000,
+    event_id: 'ua-1',
+    user_data: { em: ['a'.repeat(64)], client_user_agent: ua },
+  });
+  const dropped = (ua: string) =>
+    validateEvent(event(ua), { now: 1_800_000_000, currency: 'USD' }).warnings.find(
+      (w) => w.code === 'invalid_user_agent_dropped',
+    )?.message;
+  it.each([
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+      undefined,
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+      undefined,
+    ],
+    ['Dalvik/2.1.0 (Linux; U; Android 14; SM-S918B Build/UP1A.231005.007)', undefined],
+    ['MyShop/3.2 (iPad; iOS 17.4)', undefined],
+    [
+      'Mozilla/5.0 (Macintosh)',
+      '"Mozilla/5.0 (Macintosh)" names 1 system detail(s); a user agent names at least 2 in parentheses, such as (Windows NT 10.0; Win64)',
+    ],
+    [
+      'Mozilla/5.0 (X11; ) Firefox/128.0',
+      '"Mozilla/5.0 (X11; ) Firefox/128.0" names 1 system detail(s); a user agent names at least 2 in parentheses, such as (Windows NT 10.0; Win64)',
+    ],
+    [
+      'Mozilla/5.0',
+      '"Mozilla/5.0" names 0 system detail(s); a user agent names at least 2 in parentheses, such as (Windows NT 10.0; Win64)',
+    ],
+    ['chrome', '"chrome" has no product/version token such as Mozilla/5.0'],
+  ])('%j', (ua, reason) => {
+    expect(dropped(ua)).toBe(
+      reason === undefined
+        ? undefined
+        : `user_data.client_user_agent was dropped: ${reason}. Send the full User-Agent header of the browser.`,
+    );
+  });
+});
+
+describe('agrees-with: np only with a value agreed for partner_name (seed 2.5, C23)', () => {
+  const now = 1_800_000_000;
+  const run = (partner: string | undefined, np: unknown) => {
+    const r = validateBatch(
+      {
+        data: [
+          {
+            event_name: 'lead',
+            action_source: 'web',
+            event_time: now,
+            event_id: 'np-1',
+            user_data: { em: ['a'.repeat(64)] },
+            ...(partner === undefined ? {} : { partner_name: partner }),
+            custom_data: { np, num_items: 1 },
+          },
+        ],
+      },
+      { now, currency: 'USD' },
+    );
+    if (!r.ok) throw new Error('refused');
+    const event = r.accepted[0] as { custom_data?: Record<string, unknown> } | null;
+    const warning = r.problems[0]?.warnings.find((w) => w.code === 'disagreeing_field_dropped');
+    return { kept: event?.custom_data?.np, status: r.response.events[0]?.status, message: warning?.message };
+  };
+  const why = (agreed: string) =>
+    `custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name is ${agreed}. Leave it out unless Pinterest agreed it with you.`;
+  it.each([
+    ['ss-shopify', 'ss-shopify', 'ss-shopify', undefined],
+    ['ss-shopify', 'SS-Shopify', 'SS-Shopify', undefined],
+    [undefined, 'ss-shopify', undefined, why('absent')],
+    ['direct', 'direct', undefined, why('"direct"')],
+    ['ss-a', 'ss-b', undefined, why('"ss-a"')],
+  ])('partner_name %j, np %j: np kept as %j', (partner, np, kept, message) => {
+    expect(run(partner, np)).toEqual({ kept, status: 'processed', message });
+  });
+  it('an np of the wrong type fails on its type alone', () => {
+    expect(run('ss-a', 5)).toMatchObject({ status: 'failed', message: undefined });
   });
 });

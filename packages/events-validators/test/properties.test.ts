@@ -123,7 +123,15 @@ const validEvent = fc
     },
     { requiredKeys: ['action_source', 'event_id', 'event_name', 'event_time', 'user_data'] },
   )
-  .map((e) => e as Json);
+  .map((e) => {
+    // C23: a valid np is the event's agreed partner_name; anything else is dropped with a warning.
+    const cd = e.custom_data as Json | undefined;
+    if (cd?.np !== undefined) {
+      if (typeof e.partner_name === 'string' && e.partner_name !== 'direct') cd.np = e.partner_name;
+      else delete cd.np;
+    }
+    return e as Json;
+  });
 
 describe('valid events (fast-check)', () => {
   it('are processed with no error; only recommended fields may be asked for', () => {

@@ -158,7 +158,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
       },
     ],
     [
-      'a hashed field as a scalar: never echoed (C4), send it as an array',
+      'a hashed field as a scalar: never echoed (C21), its shape named; send it as an array',
       (e) => {
         ud(e).em = EM;
       },
@@ -167,13 +167,13 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
           [
             'invalid_type',
             'user_data.em',
-            'user_data.em must be an array of SHA-256 hex digests; received a string. Send the value as a one-element array.',
+            'user_data.em must be an array of SHA-256 hex digests; received a single SHA-256 hex digest. Send the value as a one-element array.',
           ],
         ],
       },
     ],
     [
-      'a raw email as a scalar: the message says "a string", never the address',
+      'a raw email as a scalar: the message names an unhashed e-mail address, never the address (C21)',
       (e) => {
         ud(e).em = 'jane.doe@example.com';
       },
@@ -182,7 +182,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
           [
             'invalid_type',
             'user_data.em',
-            'user_data.em must be an array of SHA-256 hex digests; received a string. Send the value as a one-element array.',
+            'user_data.em must be an array of SHA-256 hex digests; received an unhashed e-mail address. Send the value as a one-element array.',
           ],
         ],
         warnings: [
@@ -274,7 +274,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
           [
             'invalid_type',
             'user_data',
-            'user_data must be an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent; received [].',
+            'user_data must be an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent; received an array of 0 item(s).',
           ],
         ],
         warnings: [
@@ -336,7 +336,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
   it('names the event itself when it is not an object', () => {
     expect(validateEvent(5, ctx)).toEqual({
       status: 'failed',
-      errors: [{ path: '', code: 'invalid_type', message: 'event must be an object; received 5.' }],
+      errors: [{ path: '', code: 'invalid_type', message: 'event must be an object; received an integer.' }],
       warnings: [],
       accepted: null,
     });

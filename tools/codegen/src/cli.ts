@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { checkCitations } from './check/citations.js';
+import { checkTraceability } from './check/traceability.js';
 import { runGen } from './emit/run.js';
 import { emitters } from './emitters/index.js';
 import { SpecError } from './load/spec-error.js';
@@ -49,17 +51,27 @@ async function main(): Promise<number> {
   }
   const root = resolve(args.values.root ?? fileURLToPath(new URL('../../..', import.meta.url)));
   const check = args.values.check ?? false;
+  const specDir = args.values.spec ? resolve(args.values.spec) : join(root, 'spec');
   try {
     const result = await runGen({
       root,
-      ...(args.values.spec ? { specDir: resolve(args.values.spec) } : {}),
+      specDir,
       check,
       emitters,
+      // Every cited decision id has a record; every path the traceability table names exists.
+      verify: async (ir) => {
+        await checkCitations(
+          root,
+          ir,
+          emitters.flatMap((e) => e.owns),
+        );
+        await checkTraceability(root, join(specDir, 'README.md'));
+      },
     });
     // performance.now() counts from process start, so this is the whole run, module loading included.
     const ms = Math.round(performance.now());
     const s = irStats(result.ir);
-    const summary = `${result.files.length} files; IR: ${s.schemas} schemas, ${s.fields} fields, ${s.enums} enums, ${s.limits} limits, ${s.rules} rules, ${s.messages} messages, ${s.operations} operations`;
+    const summary = `${result.files.length} files; IR: ${s.schemas} schemas, ${s.fields} fields, ${s.enums} enums, ${s.limits} limits, ${s.rules} rules, ${s.messages} messages, ${s.operations} operations, ${s.decisions} decisions`;
     if (check) {
       if (result.changed.length || result.stale.length) {
         for (const f of result.changed) process.stderr.write(`differs from the spec: ${f}\n`);

@@ -1,6 +1,7 @@
+import { detail, RequestError, received, requestError } from '../core/request-error.js';
 import type { ROUTES } from '../generated/routes.gen.js';
-import { detail, RequestError, received, requestError } from '../http/request-error.js';
-import type { AdAccountRecord, AuthFailure, Directory, Principal } from './directory.js';
+import type { AdAccountRecord } from '../store/directory-data.js';
+import type { AuthFailure, Directory, Principal } from './directory.js';
 
 type Route = (typeof ROUTES)[keyof typeof ROUTES];
 

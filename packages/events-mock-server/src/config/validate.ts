@@ -1,7 +1,7 @@
 import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
-import type { DirectoryData, TokenRecord } from '../auth/directory.js';
 import { hashToken } from '../auth/token-hash.js';
 import { ROUTES } from '../generated/routes.gen.js';
+import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
 import type { SynchronousLevel } from '../store/sqlite-store.js';
 import type { ConfigIssue } from './config-error.js';
 

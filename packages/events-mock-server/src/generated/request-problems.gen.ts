@@ -75,8 +75,8 @@ export const REQUEST_PROBLEM_TABLE = {
       status: 400,
       code: 4196,
       message: 'The request was invalid.',
-      template: 'must be a JSON object holding data; received {received}',
-      params: ['received'],
+      template: 'must be a JSON object holding {fields}; received {received}',
+      params: ['fields', 'received'],
     },
     body_too_large: {
       outcome: 'payload_too_large',
@@ -87,6 +87,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'the body is over {max} bytes',
       params: ['max'],
     },
+    content_length_mismatch: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'does not match the length of the body',
+      params: [],
+    },
     content_type: {
       outcome: 'unsupported_media_type',
       order: 1,
@@ -94,6 +103,24 @@ export const REQUEST_PROBLEM_TABLE = {
       code: 4196,
       message: 'The request was invalid.',
       template: 'must be application/json; received {received}',
+      params: ['received'],
+    },
+    cursor_invalid: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not a cursor of this server; send next_cursor of the previous page',
+      params: [],
+    },
+    custom_event_name_standard: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: '{received} is a standard event name; send it as event_name as it is, no registration needed',
       params: ['received'],
     },
     custom_event_type_cap: {
@@ -159,14 +186,23 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
-    invalid_field: {
+    field_invalid: {
       outcome: 'invalid_request',
       order: 6,
       status: 400,
       code: 4196,
       message: 'The request was invalid.',
-      template: '{problem}',
-      params: ['problem'],
+      template: 'must be {expected}; received {received}',
+      params: ['expected', 'received'],
+    },
+    field_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; send {expected}',
+      params: ['expected'],
     },
     invalid_query_value: {
       outcome: 'invalid_request',
@@ -174,8 +210,17 @@ export const REQUEST_PROBLEM_TABLE = {
       status: 400,
       code: 4196,
       message: 'The request was invalid.',
-      template: 'must be true or false; received {received}',
-      params: ['received'],
+      template: 'must be {allowed}; received {received}',
+      params: ['allowed', 'received'],
+    },
+    item_not_object: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be {expected}; received {received}',
+      params: ['expected', 'received'],
     },
     json_malformed: {
       outcome: 'invalid_request',
@@ -204,6 +249,42 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'the token\'s user has no role on ad account {received}',
       params: ['received'],
     },
+    number_out_of_range: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be {bound}; received {received}',
+      params: ['bound', 'received'],
+    },
+    query_alias_disagrees: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'disagrees with {alias}; send one of them',
+      params: ['alias'],
+    },
+    query_repeated: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be given once; received {count} values',
+      params: ['count'],
+    },
+    request_rejected: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'the request was rejected: {reason}',
+      params: ['reason'],
+    },
     scope_missing: {
       outcome: 'forbidden',
       order: 4,
@@ -221,6 +302,42 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
       template: 'storage is unavailable: {reason}',
       params: ['reason'],
+    },
+    string_empty: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must not be empty; send {expected}',
+      params: ['expected'],
+    },
+    string_too_long: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is {length} characters long; the most accepted is {max}',
+      params: ['length', 'max'],
+    },
+    tag_event_account_unknown: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be the id of a configured ad account; received {received}',
+      params: ['received'],
+    },
+    tag_event_name_unknown: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be a standard event name (API or tag form) or a custom event type of the ad account; received {received}',
+      params: ['received'],
     },
     token_other_account: {
       outcome: 'forbidden',
@@ -249,6 +366,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'a conversion token reaches the events endpoint only',
       params: [],
     },
+    unknown_field: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not a field of {object}; only {allowed} are accepted',
+      params: ['allowed', 'object'],
+    },
     unknown_top_level_key: {
       outcome: 'invalid_request',
       order: 6,
@@ -268,9 +394,12 @@ export interface RequestProblemParams {
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
   auth_missing: Record<string, never>;
-  body_not_object: { received: string | number };
+  body_not_object: { fields: string | number; received: string | number };
   body_too_large: { max: string | number };
+  content_length_mismatch: Record<string, never>;
   content_type: { received: string | number };
+  cursor_invalid: Record<string, never>;
+  custom_event_name_standard: { received: string | number };
   custom_event_type_cap: { max: string | number };
   custom_event_type_exists: { received: string | number };
   custom_event_type_unknown: { received: string | number };
@@ -278,15 +407,26 @@ export interface RequestProblemParams {
   data_missing: Record<string, never>;
   data_not_array: { received: string | number };
   data_too_many: { count: string | number; max: string | number };
-  invalid_field: { problem: string | number };
-  invalid_query_value: { received: string | number };
+  field_invalid: { expected: string | number; received: string | number };
+  field_missing: { expected: string | number };
+  invalid_query_value: { allowed: string | number; received: string | number };
+  item_not_object: { expected: string | number; received: string | number };
   json_malformed: { reason: string | number };
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   no_role: { received: string | number };
+  number_out_of_range: { bound: string | number; received: string | number };
+  query_alias_disagrees: { alias: string | number };
+  query_repeated: { count: string | number };
+  request_rejected: { reason: string | number };
   scope_missing: { scope: string | number };
   storage_unavailable: { reason: string | number };
+  string_empty: { expected: string | number };
+  string_too_long: { length: string | number; max: string | number };
+  tag_event_account_unknown: { received: string | number };
+  tag_event_name_unknown: { received: string | number };
   token_other_account: Record<string, never>;
   token_unknown: Record<string, never>;
   token_wrong_endpoint: Record<string, never>;
+  unknown_field: { allowed: string | number; object: string | number };
   unknown_top_level_key: { allowed: string | number };
 }

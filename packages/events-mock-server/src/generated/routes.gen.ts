@@ -12,15 +12,71 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {
-        ad_account_id: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
-        event_name: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
-        event_id: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
-        since: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
-        until: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
-        limit: { required: false, pattern: null, enum: null, minimum: 1, maximum: 1000, default: 100 },
-        cursor: { required: false, pattern: null, enum: null, minimum: null, maximum: null, default: null },
+        ad_account_id: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
+        event_name: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
+        event_id: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
+        since: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: 0,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
+        until: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: 0,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
+        limit: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: 1,
+          maximum: 1000,
+          default: 100,
+          maxLength: null,
+        },
+        cursor: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: null,
+        },
       },
-      statuses: [200, 400, 401],
+      statuses: [200, 400, 401, 503],
     },
     'admin/reports/get': {
       method: 'GET',
@@ -32,10 +88,18 @@ export const ROUTES = {
       testMode: false,
       requestBody: null,
       pathParams: {
-        ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null, minimum: null, maximum: null, default: null },
+        ad_account_id: {
+          required: true,
+          pattern: '^\\d{1,18}$',
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 18,
+        },
       },
       queryParams: {},
-      statuses: [200, 401, 404],
+      statuses: [200, 401, 404, 503],
     },
     'admin/reset': {
       method: 'POST',
@@ -48,7 +112,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [204, 401],
+      statuses: [204, 401, 503],
     },
     'admin/tag_events/create': {
       method: 'POST',
@@ -61,7 +125,7 @@ export const ROUTES = {
       requestBody: 'TagEventsRequest',
       pathParams: {},
       queryParams: {},
-      statuses: [200, 400, 401, 413, 415],
+      statuses: [200, 400, 401, 413, 415, 503],
     },
     'custom_event_types/create': {
       method: 'POST',
@@ -73,10 +137,18 @@ export const ROUTES = {
       testMode: false,
       requestBody: 'CustomEventTypeCreateRequest',
       pathParams: {
-        ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null, minimum: null, maximum: null, default: null },
+        ad_account_id: {
+          required: true,
+          pattern: '^\\d{1,18}$',
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 18,
+        },
       },
       queryParams: {},
-      statuses: [201, 400, 401, 403, 404, 409, 413, 415, 429],
+      statuses: [201, 400, 401, 403, 404, 409, 413, 415, 429, 503],
     },
     'custom_event_types/delete': {
       method: 'DELETE',
@@ -88,18 +160,27 @@ export const ROUTES = {
       testMode: false,
       requestBody: null,
       pathParams: {
-        ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null, minimum: null, maximum: null, default: null },
-        name: {
+        ad_account_id: {
           required: true,
-          pattern: '^[A-Za-z0-9_]{1,100}$',
+          pattern: '^\\d{1,18}$',
           enum: null,
           minimum: null,
           maximum: null,
           default: null,
+          maxLength: 18,
+        },
+        name: {
+          required: true,
+          pattern: '^[A-Za-z0-9_]+$',
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 100,
         },
       },
       queryParams: {},
-      statuses: [204, 401, 403, 404, 429],
+      statuses: [204, 401, 403, 404, 429, 503],
     },
     'custom_event_types/list': {
       method: 'GET',
@@ -111,10 +192,18 @@ export const ROUTES = {
       testMode: false,
       requestBody: null,
       pathParams: {
-        ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null, minimum: null, maximum: null, default: null },
+        ad_account_id: {
+          required: true,
+          pattern: '^\\d{1,18}$',
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 18,
+        },
       },
       queryParams: {},
-      statuses: [200, 401, 403, 404, 429],
+      statuses: [200, 401, 403, 404, 429, 503],
     },
     'events/create': {
       method: 'POST',
@@ -126,7 +215,15 @@ export const ROUTES = {
       testMode: true,
       requestBody: 'ConversionEventsRequest',
       pathParams: {
-        ad_account_id: { required: true, pattern: '^\\d{1,18}$', enum: null, minimum: null, maximum: null, default: null },
+        ad_account_id: {
+          required: true,
+          pattern: '^\\d{1,18}$',
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 18,
+        },
       },
       queryParams: {
         test: {
@@ -136,6 +233,7 @@ export const ROUTES = {
           minimum: null,
           maximum: null,
           default: null,
+          maxLength: null,
         },
         is_test: {
           required: false,
@@ -144,6 +242,7 @@ export const ROUTES = {
           minimum: null,
           maximum: null,
           default: null,
+          maxLength: null,
         },
       },
       statuses: [200, 400, 401, 403, 404, 413, 415, 429, 503],
@@ -187,6 +286,46 @@ export const ROUTES = {
       queryParams: {},
       statuses: [200, 503],
     },
+  } as const;
+/** The longest value of any path parameter (its maxLength): the router matches no longer segment (C34). */
+export const PATH_PARAM_MAX_LENGTH = 100 as const;
+/** Header names of components.headers (x-name) keyed by component: the request id, Retry-After, rate limits. */
+export const HEADERS = {
+    RateLimitLimit: 'x-ratelimit-limit',
+    RateLimitRemaining: 'x-ratelimit-remaining',
+    RateLimitReset: 'x-ratelimit-reset',
+    RequestId: 'x-request-id',
+    RetryAfter: 'Retry-After',
+  } as const;
+/** The media type of every request body (C1); a charset parameter is accepted beside it. */
+export const JSON_CONTENT_TYPE = 'application/json' as const;
+/** The request example of the events endpoint marked x-demo: the event the server prints for a first request. */
+export const DEMO_REQUEST = {
+    data: [
+      {
+        event_name: 'checkout',
+        action_source: 'web',
+        event_time: 1763700000,
+        event_id: 'order-1234',
+        event_source_url: 'https://shop.example.com/checkout/thank-you',
+        partner_name: 'direct',
+        user_data: {
+          em: ['6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd'],
+          external_id: ['a2b1e3b6f1a9e0c2f4b7b04d7cb79e6f2b4a0f9f7d7cbd1e2e1b7c6f3d4a5b6c'],
+          click_id: 'dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUm',
+          client_ip_address: '203.0.113.24',
+          client_user_agent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+        },
+        custom_data: {
+          currency: 'USD',
+          value: '42.00',
+          order_id: 'order-1234',
+          num_items: 1,
+          content_ids: ['sku-1'],
+          contents: [{ id: 'sku-1', item_price: '42.00', quantity: 1 }],
+        },
+      },
+    ],
   } as const;
 /** An operationId of the spec. */
 export type OperationId = keyof typeof ROUTES;

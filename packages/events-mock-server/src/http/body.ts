@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Detail, detail, received, requestError } from './request-error.js';
+import { received, requestError } from '../core/request-error.js';
+import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 
 /**
  * Every body is read as a raw Buffer, whatever its content type (C2 row order): fastify's own JSON parser
@@ -16,7 +17,7 @@ export function registerRawBodyParser(app: FastifyInstance): void {
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
   const semi = header.indexOf(';');
-  return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase() === 'application/json';
+  return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE;
 }
 
 /** Row 415 of C2. */
@@ -37,23 +38,4 @@ export function parseJsonBody(req: FastifyRequest): unknown {
       reason: text === '' ? 'the body is empty' : (e as Error).message,
     });
   }
-}
-
-/**
- * Row 400 of C2 for a JSON body that must be an object with known top-level keys: throws when it is not an
- * object; returns it with one detail per unknown key, so the caller adds its own field problems to the list.
- */
-export function objectBody(
-  body: unknown,
-  keys: readonly string[],
-): { b: Record<string, unknown>; problems: Detail[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw requestError('body_not_object', 'body', {
-      received: Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body,
-    });
-  const b = body as Record<string, unknown>;
-  const problems: Detail[] = [];
-  for (const k of Object.keys(b))
-    if (!keys.includes(k)) problems.push(detail('unknown_top_level_key', k, { allowed: keys.join(' and ') }));
-  return { b, problems };
 }

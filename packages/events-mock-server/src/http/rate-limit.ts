@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/directory.js';
+import { requestError } from '../core/request-error.js';
+import { HEADERS } from '../generated/routes.gen.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
 import { limitsFor } from '../ratelimit/policy.js';
-import { requestError } from './request-error.js';
 
 /**
  * Row 429 of C2: counts the request against every limit that applies (C9) and sets the headers of the
@@ -43,7 +44,7 @@ export function peekRateLimitHeaders(
   isTest: boolean,
 ): void {
   const auth = req.auth;
-  if (!auth || typeof auth === 'string' || reply.hasHeader('x-ratelimit-limit')) return;
+  if (!auth || typeof auth === 'string' || reply.hasHeader(HEADERS.RateLimitLimit)) return;
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const verdict = limiter.decide(limitsFor(category, auth, adAccountId, isTest), false);
   if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));

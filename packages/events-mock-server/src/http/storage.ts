@@ -1,6 +1,7 @@
 import { LIMITS } from '@org/events-types';
-import type { ServerContext } from '../context.js';
-import { requestError } from './request-error.js';
+import { requestError } from '../core/request-error.js';
+import { HEADERS } from '../generated/routes.gen.js';
+import type { ServerContext } from './context.js';
 
 /** Seconds a client waits after a 503 before retrying (C2). */
 export const STORAGE_RETRY_AFTER_SECONDS = LIMITS.storage_retry_after_seconds.value;
@@ -20,7 +21,7 @@ export async function withStore<T>(ctx: ServerContext, call: () => Promise<T>): 
       'storage_unavailable',
       'storage',
       { reason },
-      { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+      { [HEADERS.RetryAfter]: String(STORAGE_RETRY_AFTER_SECONDS) },
     );
     (re as { cause?: unknown }).cause = e;
     throw re;

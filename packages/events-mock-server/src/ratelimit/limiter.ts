@@ -1,5 +1,5 @@
 import { RATE_LIMITS } from '@org/events-types';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { AppliedLimit } from './policy.js';
 import { SlidingLog } from './sliding-log.js';
 

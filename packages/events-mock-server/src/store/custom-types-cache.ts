@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { CustomEventTypeRow, Store } from './store.js';
 
 /** How long a cached list is trusted: other processes on the same database may register types (C10). */

@@ -1,7 +1,7 @@
 import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
-import type { DirectoryData, StoredTokenKind } from '../auth/directory.js';
+import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
   type AccountReportData,

@@ -1,4 +1,4 @@
-import type { DirectoryData } from '../auth/directory.js';
+import type { DirectoryData } from './directory-data.js';
 
 /**
  * The one storage interface of the server (C11). Handlers only see this, so a server database (Postgres...)

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { DirectoryData } from '../auth/directory.js';
+import type { DirectoryData } from './directory-data.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 import { BadCursorError, type Store } from './store.js';
 

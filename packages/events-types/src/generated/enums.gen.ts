@@ -23,6 +23,10 @@ export type EventUsage = (typeof EVENT_USAGES)[number];
 export const FORM_FACTORS = ['desktop', 'laptop', 'cellphone', 'tablet', 'smartwatch', 'tv', 'vr', 'console', 'other'] as const;
 /** Device form factor. */
 export type FormFactor = (typeof FORM_FACTORS)[number];
+/** Every value of {@link HealthState}, in spec order. */
+export const HEALTH_STATES = ['ok', 'unavailable'] as const;
+/** Whether the process is alive, or ready to serve (C12). */
+export type HealthState = (typeof HEALTH_STATES)[number];
 /** Every value of {@link NetworkType}, in spec order. */
 export const NETWORK_TYPES = [
     'wifi',
@@ -53,6 +57,7 @@ export const STANDARD_EVENT_NAMES = [
     'app_open',
     'checkout',
     'contact',
+    'custom',
     'customize_product',
     'find_location',
     'initiate_checkout',

@@ -44,6 +44,13 @@ export const STANDARD_EVENT_NAME_TABLE = [
       usableFor: ['audience_creation'],
     },
     {
+      name: 'custom',
+      tagName: 'Custom',
+      purpose: 'Pinterest\'s generic custom event: a special action to include in conversion reporting, not one of the seed\'s names',
+      usableFor: ['audience_creation', 'conversion_reporting'],
+      source: 'Pinterest API v5 (C20)',
+    },
+    {
       name: 'customize_product',
       tagName: 'CustomizeProduct',
       purpose: 'People who customize a product with a tool',

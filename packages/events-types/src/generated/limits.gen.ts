@@ -8,7 +8,7 @@ export const LIMITS = {
       value: 1000,
       unit: 'count',
       description: 'Most entries in contents or content_ids.',
-      source: 'service',
+      source: 'C13',
     },
     custom_event_name_max_length: { value: 100, unit: 'characters', description: 'Longest custom event name.', source: 'seed 8' },
     custom_event_types_max: {
@@ -23,7 +23,7 @@ export const LIMITS = {
       description: 'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
       source: 'C6',
     },
-    event_id_max_length: { value: 256, unit: 'characters', description: 'Longest event_id.', source: 'C4' },
+    event_id_max_length: { value: 256, unit: 'characters', description: 'Longest event_id.', source: 'C13' },
     event_time_max_age_seconds: {
       value: 604800,
       unit: 'seconds',
@@ -42,7 +42,7 @@ export const LIMITS = {
       description: 'event_time at or above this is taken for milliseconds.',
       source: 'C4',
     },
-    hashed_values_max_items: { value: 100, unit: 'count', description: 'Most hashes in one user_data field.', source: 'service' },
+    hashed_values_max_items: { value: 100, unit: 'count', description: 'Most hashes in one user_data field.', source: 'C13' },
     messages_max_per_event: {
       value: 10,
       unit: 'count',
@@ -53,13 +53,13 @@ export const LIMITS = {
       value: 60,
       unit: 'characters',
       description: 'A received value quoted in a message is cut to this length.',
-      source: 'C3',
+      source: 'C18',
     },
     short_text_max_length: {
       value: 256,
       unit: 'characters',
       description: 'Longest identifier-like string (IDs, names, versions).',
-      source: 'service',
+      source: 'C13',
     },
     storage_retry_after_seconds: {
       value: 1,
@@ -71,15 +71,15 @@ export const LIMITS = {
       value: 1024,
       unit: 'characters',
       description: 'Longest free-text string (names, categories, search strings).',
-      source: 'service',
+      source: 'C13',
     },
-    url_max_length: { value: 8192, unit: 'characters', description: 'Longest event_source_url.', source: 'service' },
+    url_max_length: { value: 8192, unit: 'characters', description: 'Longest event_source_url.', source: 'C13' },
     user_agent_max_length: { value: 16384, unit: 'characters', description: 'Longest client_user_agent.', source: 'pinterest' },
     value_max: {
       value: 100000000,
       unit: 'decimal',
       description: 'Largest custom_data.value and item_price accepted; above is "unusually high" (seed 2.5).',
-      source: 'C4',
+      source: 'C14',
     },
   } as const;
 /** Name of a limit. */

@@ -75,6 +75,8 @@ export const NORMALIZATION = {
     userAgent: {
       rejectValues: ['other', 'null', 'undefined', 'unknown', '-'],
       productToken: '[A-Za-z][A-Za-z0-9._-]*/[0-9][A-Za-z0-9._-]*',
+      systemItemsMin: 2,
+      systemSeparator: ';',
       botPatterns: [
         'bot',
         'crawl',

@@ -29,6 +29,13 @@ export const PROBLEM_CODES = {
       params: ['bound', 'path', 'received'],
       description: 'A decimal is zero or negative where it must be positive (C4).',
     },
+    disagreeing_field_dropped: {
+      severity: 'warning',
+      kind: 'agrees-with',
+      template: '{path} was dropped: it is sent only by a partner, equal to the partner\'s {with} (ss-<company>), and {with} is {agreed}. Leave it out unless Pinterest agreed it with you.',
+      params: ['agreed', 'path', 'with'],
+      description: 'custom_data.np is sent without an agreed partner_name to match (seed 2.5, C23).',
+    },
     duplicate_event: {
       severity: 'warning',
       kind: 'dedup',
@@ -144,10 +151,11 @@ export const PROBLEM_CODES = {
       kind: 'user-agent',
       template: '{path} was dropped: {reason}. Send the full User-Agent header of the browser.',
       params: ['path', 'reason'],
-      description: 'client_user_agent is empty, "Other", a bot, or not a browser user agent (C4, seed 2.4).',
+      description: 'client_user_agent is empty, "Other", a bot, or names too few software or system details (C4, C22, seed 2.4).',
       reasons: {
         bot: 'it is a bot or automated client (it contains {match})',
         empty: 'it is empty',
+        few_system_items: '{value} names {count} system detail(s); a user agent names at least {min} in parentheses, such as (Windows NT 10.0; Win64)',
         ip_address: '{value} is an IP address, not a user agent (are the two fields swapped?)',
         no_product_token: '{value} has no product/version token such as Mozilla/5.0',
         placeholder: '{value} is a placeholder, not a user agent',
@@ -221,6 +229,20 @@ export const PROBLEM_CODES = {
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 /** C3: how the messages of one event are joined, and the text that says how many were left out. */
 export const MESSAGE_JOIN = { separator: '; ', overflow: 'and {count} more' } as const;
+/** C21: words naming the shape of a value that must not be quoted (hashed fields and objects holding them). */
+export const VALUE_SHAPES = {
+    array: 'an array of {count} item(s)',
+    boolean: 'a boolean',
+    digest: 'a single SHA-256 hex digest',
+    email: 'an unhashed e-mail address',
+    empty: 'an empty string',
+    integer: 'an integer',
+    null: 'null',
+    number: 'a number',
+    object: 'an object with {count} key(s)',
+    phone: 'an unhashed phone number',
+    string: 'a string of {count} character(s)',
+  } as const;
 /** Request-level outcomes of C2, in the order they are checked. */
 export const REQUEST_ERRORS = [
     {
@@ -276,7 +298,7 @@ export const REQUEST_ERRORS = [
       status: 400,
       code: 4196,
       message: 'The request was invalid.',
-      when: 'Malformed JSON, a body that is not an object, data missing, not an array, empty or over 1000 events, an unknown top-level key, or a bad test value.',
+      when: 'Malformed JSON, a body that is not an object, data missing, not an array, empty or over 1000 events, an unknown top-level key, a field or query parameter that breaks its rule, or a bad test value.',
       fix: 'Send {"data": [ ...events ]} with 1 to 1000 events.',
     },
     {
@@ -319,13 +341,24 @@ export const REQUEST_PROBLEMS = {
     auth_missing: { error: 'unauthorized', template: 'missing; send Authorization: Bearer <token>', params: [] },
     body_not_object: {
       error: 'invalid_request',
-      template: 'must be a JSON object holding data; received {received}',
-      params: ['received'],
+      template: 'must be a JSON object holding {fields}; received {received}',
+      params: ['fields', 'received'],
     },
     body_too_large: { error: 'payload_too_large', template: 'the body is over {max} bytes', params: ['max'] },
+    content_length_mismatch: { error: 'invalid_request', template: 'does not match the length of the body', params: [] },
     content_type: {
       error: 'unsupported_media_type',
       template: 'must be application/json; received {received}',
+      params: ['received'],
+    },
+    cursor_invalid: {
+      error: 'invalid_request',
+      template: 'is not a cursor of this server; send next_cursor of the previous page',
+      params: [],
+    },
+    custom_event_name_standard: {
+      error: 'invalid_request',
+      template: '{received} is a standard event name; send it as event_name as it is, no registration needed',
       params: ['received'],
     },
     custom_event_type_cap: {
@@ -351,11 +384,21 @@ export const REQUEST_PROBLEMS = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
-    invalid_field: { error: 'invalid_request', template: '{problem}', params: ['problem'] },
+    field_invalid: {
+      error: 'invalid_request',
+      template: 'must be {expected}; received {received}',
+      params: ['expected', 'received'],
+    },
+    field_missing: { error: 'invalid_request', template: 'is missing; send {expected}', params: ['expected'] },
     invalid_query_value: {
       error: 'invalid_request',
-      template: 'must be true or false; received {received}',
-      params: ['received'],
+      template: 'must be {allowed}; received {received}',
+      params: ['allowed', 'received'],
+    },
+    item_not_object: {
+      error: 'invalid_request',
+      template: 'must be {expected}; received {received}',
+      params: ['expected', 'received'],
     },
     json_malformed: { error: 'invalid_request', template: 'not valid JSON: {reason}', params: ['reason'] },
     limit_spent: {
@@ -368,11 +411,48 @@ export const REQUEST_PROBLEMS = {
       template: 'the token\'s user has no role on ad account {received}',
       params: ['received'],
     },
+    number_out_of_range: {
+      error: 'invalid_request',
+      template: 'must be {bound}; received {received}',
+      params: ['bound', 'received'],
+    },
+    query_alias_disagrees: {
+      error: 'invalid_request',
+      template: 'disagrees with {alias}; send one of them',
+      params: ['alias'],
+    },
+    query_repeated: {
+      error: 'invalid_request',
+      template: 'must be given once; received {count} values',
+      params: ['count'],
+    },
+    request_rejected: { error: 'invalid_request', template: 'the request was rejected: {reason}', params: ['reason'] },
     scope_missing: { error: 'forbidden', template: 'the OAuth token lacks the scope {scope}', params: ['scope'] },
     storage_unavailable: { error: 'service_unavailable', template: 'storage is unavailable: {reason}', params: ['reason'] },
+    string_empty: { error: 'invalid_request', template: 'must not be empty; send {expected}', params: ['expected'] },
+    string_too_long: {
+      error: 'invalid_request',
+      template: 'is {length} characters long; the most accepted is {max}',
+      params: ['length', 'max'],
+    },
+    tag_event_account_unknown: {
+      error: 'invalid_request',
+      template: 'must be the id of a configured ad account; received {received}',
+      params: ['received'],
+    },
+    tag_event_name_unknown: {
+      error: 'invalid_request',
+      template: 'must be a standard event name (API or tag form) or a custom event type of the ad account; received {received}',
+      params: ['received'],
+    },
     token_other_account: { error: 'forbidden', template: 'the conversion token belongs to another ad account', params: [] },
     token_unknown: { error: 'unauthorized', template: 'the token is unknown or revoked', params: [] },
     token_wrong_endpoint: { error: 'forbidden', template: 'a conversion token reaches the events endpoint only', params: [] },
+    unknown_field: {
+      error: 'invalid_request',
+      template: 'is not a field of {object}; only {allowed} are accepted',
+      params: ['allowed', 'object'],
+    },
     unknown_top_level_key: {
       error: 'invalid_request',
       template: 'is not a field of the request body; only {allowed} is accepted',

@@ -9,7 +9,7 @@ export const BATCH_FIELD = 'data';
  */
 export function checkRequestBody(b: unknown, r: RequestProblems): readonly unknown[] | undefined {
   if (typeof b !== 'object' || b === null || Array.isArray(b)) {
-    requestProblem(r, 'body_not_object', 'body', { received: received(b) });
+    requestProblem(r, 'body_not_object', 'body', { received: received(b), fields: 'data' });
     return undefined;
   }
   const s = b as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { BatchResponse, ConversionEvent, EventResult } from '@org/events-types';
+import type { BatchResponse, ConversionEvent, EventResult, EventStatus } from '@org/events-types';
 import { BATCH_FIELD, checkRequestBody, dedupTime, earlierWithKey } from '../generated/request.gen.js';
 import { validateConversionEvent } from '../generated/validators.gen.js';
 import { resolveContext, type ValidationContext } from './context.js';
@@ -7,7 +7,7 @@ import { type RequestFailure, type RequestProblems, requestFailure } from './req
 
 /** The answer for one event: its status, every problem (uncapped), and the event as it may be stored. */
 export interface EventValidation {
-  status: 'processed' | 'failed';
+  status: EventStatus;
   errors: Problem[];
   warnings: Problem[];
   /**

@@ -1,4 +1,39 @@
-import { describeType, type EventProblems, pathOf, received, report } from './problems.js';
+import { VALUE_SHAPES } from '@org/events-types';
+import { type EventProblems, formatTemplate, pathOf, received, report } from './problems.js';
+import { hexState } from './sha256-hex.js';
+
+// The shape texts are spec data (messages.yaml `shapes`); this only tells the cases apart.
+const SHAPES: Readonly<Record<keyof typeof VALUE_SHAPES, string>> = VALUE_SHAPES;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[\d\s().-]{7,24}$/;
+
+/**
+ * The shape of a value that must not be quoted (C21: hashed fields, and objects holding them): what it is
+ * and how large, never a character of it. A raw e-mail address or phone number is named as such, since
+ * that is the mistake to fix.
+ */
+function describeShape(v: unknown): string {
+  if (v === null) return SHAPES.null;
+  if (Array.isArray(v)) return formatTemplate(SHAPES.array, { count: v.length });
+  switch (typeof v) {
+    case 'string': {
+      const s = v.trim();
+      if (s === '') return SHAPES.empty;
+      if (hexState(s) !== 0) return SHAPES.digest;
+      if (EMAIL.test(s)) return SHAPES.email;
+      if (PHONE.test(s) && s.replace(/\D/g, '').length >= 7) return SHAPES.phone;
+      return formatTemplate(SHAPES.string, { count: [...v].length });
+    }
+    case 'number':
+      return Number.isInteger(v) ? SHAPES.integer : SHAPES.number;
+    case 'boolean':
+      return SHAPES.boolean;
+    case 'object':
+      return formatTemplate(SHAPES.object, { count: Object.keys(v as object).length });
+    default:
+      return SHAPES.object;
+  }
+}
 
 /** Expected JSON type of a value, as generated validators name it. */
 export type JsonType = 's' | 'i' | 'n' | 'b' | 'a' | 'o';
@@ -19,7 +54,7 @@ function integerText(s: string): number | undefined {
  * Reports `invalid_type` and returns the value converted to the expected type when an obvious conversion
  * exists (it is then named in the message as what to send, and the caller keeps checking the converted
  * value so one answer lists every problem); returns undefined otherwise. `sensitive` values (hashed
- * user_data fields) are described by their JSON type, never echoed (C4).
+ * user_data fields and objects holding them) are described by their shape, never echoed (C21).
  */
 export function mismatch(
   o: EventProblems,
@@ -70,7 +105,7 @@ export function mismatch(
   report(o, 'invalid_type', path, {
     path: path || 'event',
     expected,
-    received: sensitive ? describeType(x) : received(x),
+    received: sensitive ? describeShape(x) : received(x),
     suggestion,
   });
   return converted;

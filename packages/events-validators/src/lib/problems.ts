@@ -84,9 +84,17 @@ export function formatMessage(code: ProblemCode, params: MessageParams): string 
   return render(parts, params);
 }
 
-/** Renders a request-level template (REQUEST_PROBLEMS); same syntax. */
+const PARSED = new Map<string, Part[]>();
+
+/** Renders a request-level template (REQUEST_PROBLEMS); same syntax. Templates are few: each is parsed once. */
 export function formatTemplate(template: string, params: MessageParams): string {
-  return render(parse(template), params);
+  let parts = PARSED.get(template);
+  if (parts === undefined) {
+    if (PARSED.size >= 1024) PARSED.clear();
+    parts = parse(template);
+    PARSED.set(template, parts);
+  }
+  return render(parts, params);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -115,7 +123,7 @@ export function cut(s: string): string {
   return `${s.slice(0, end)}…`;
 }
 
-/** JSON type of a value in words, for values that must not be echoed (hashed user_data fields, C4). */
+/** JSON type of a value in words (for values JSON cannot quote). */
 export function describeType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';

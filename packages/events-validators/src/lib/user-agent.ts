@@ -21,8 +21,11 @@ export interface UserAgentRule {
   rejectMaxLength: number;
   /** One case-insensitive alternation of the bot patterns. */
   bot: RegExp;
-  /** A product/version token such as `Mozilla/5.0`. */
+  /** A product/version token such as `Mozilla/5.0`: the software category's name and version (C22). */
   productToken: RegExp;
+  /** C22: fewest items of the system category, in the first parenthesized comment, split by the separator. */
+  systemItemsMin: number;
+  systemSeparator: string;
 }
 
 /**
@@ -58,7 +61,21 @@ function diagnose(s: string, rule: UserAgentRule): string | undefined {
   if (bot !== null) return formatTemplate(REASONS.bot, { match: JSON.stringify(bot[0]) });
   if (!rule.productToken.test(t))
     return formatTemplate(isIp(t) ? REASONS.ip_address : REASONS.no_product_token, { value });
+  const count = systemItems(t, rule.systemSeparator);
+  if (count < rule.systemItemsMin)
+    return formatTemplate(REASONS.few_system_items, { value, count, min: rule.systemItemsMin });
   return undefined;
+}
+
+/** Non-empty items of the first parenthesized comment (the system category of seed 2.4, C22). */
+function systemItems(t: string, separator: string): number {
+  const open = t.indexOf('(');
+  if (open < 0) return 0;
+  const close = t.indexOf(')', open + 1);
+  const comment = t.slice(open + 1, close < 0 ? t.length : close);
+  let n = 0;
+  for (const item of comment.split(separator)) if (item.trim() !== '') n++;
+  return n;
 }
 
 const messages = new MessageCache2();

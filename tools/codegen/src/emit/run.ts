@@ -12,6 +12,8 @@ export interface GenOptions {
   specDir?: string;
   check?: boolean;
   emitters: Emitter[];
+  /** Checks of the repository against the IR, run before anything is written (the CLI's citation check). */
+  verify?: (ir: IR) => Promise<void>;
 }
 
 export interface GenResult {
@@ -56,6 +58,7 @@ export async function emitAll(ir: IR, emitters: Emitter[]): Promise<EmittedFile[
 export async function runGen(opts: GenOptions): Promise<GenResult> {
   const spec = await loadSpec(opts.specDir ?? join(opts.root, 'spec'));
   const ir = await buildIR(spec);
+  await opts.verify?.(ir);
   const files = await emitAll(ir, opts.emitters);
   const wanted = new Map(files.map((f) => [f.path, f.content]));
   const changed: string[] = [];

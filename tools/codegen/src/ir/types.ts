@@ -38,6 +38,7 @@ export type RuleIR =
       maxItems?: LimitRef | number;
       minimum?: number;
       maximum?: number;
+      exclusiveMaximum?: number;
     }
   | { kind: 'pattern'; severity: Severity; pattern: string }
   | { kind: 'event-name'; severity: 'failed' }
@@ -64,6 +65,8 @@ export type RuleIR =
   | { kind: 'require-any-of'; severity: 'failed'; alternatives: string[][] }
   | { kind: 'default-from-context'; severity: 'warning'; field: string; when: string; context: 'currency' }
   | { kind: 'ids-in-items'; severity: 'warning'; ids: string; items: string; key: string }
+  /** C23: `field` of the object property `in` is kept only when it equals `with`, which is none of `except`. */
+  | { kind: 'agrees-with'; severity: 'warning'; in: string; field: string; with: string; except: string[] }
   | { kind: 'recommended-fields'; severity: 'warning' }
   | { kind: 'dedup'; severity: 'warning'; key: string[]; window: LimitRef };
 
@@ -123,6 +126,10 @@ export interface ParameterIR {
   pattern?: string;
   minimum?: number;
   maximum?: number;
+  exclusiveMaximum?: number;
+  maxLength?: number;
+  /** `x-alias-of`: another name of that parameter (seed 4.1 rule 3); both given must agree. */
+  aliasOf?: string;
   default?: string | number | boolean;
 }
 
@@ -155,6 +162,8 @@ export interface StandardEventNameIR {
   tagName: string | null;
   purpose: string;
   usableFor: string[];
+  /** Where a name that is not in the seed's table comes from (C20); absent for the seed's own names. */
+  source?: string;
 }
 
 export interface EventNamesIR {
@@ -236,7 +245,46 @@ export interface NormalizationIR {
   gender: Record<string, string[]>;
   zipFirstFiveDigits: string[];
   unhashed: string[];
-  userAgent: { rejectValues: string[]; productToken: string; botPatterns: string[] };
+  userAgent: {
+    rejectValues: string[];
+    productToken: string;
+    /** C22: items the system comment of a user agent must name, and what separates them. */
+    systemItemsMin: number;
+    systemSeparator: string;
+    botPatterns: string[];
+  };
+}
+
+/** One record of spec/decisions: why the service behaves as it does where the seed is silent. */
+export interface DecisionIR {
+  /** `C` and a number, as cited in code, tests and docs. */
+  id: string;
+  title: string;
+  status: 'accepted' | 'superseded';
+  /** YYYY-MM-DD of the decision or of its last amendment. */
+  date: string;
+  /** Where the question came from (free text). */
+  source: string;
+  /** Seed sections the record settles, as written in the seed ("2.1", "4.1 r3"). */
+  seed: string[];
+  supersededBy?: string;
+  /** Markdown of the `## Decision` and `## Reason` sections. */
+  decision: string;
+  reason: string;
+  /** The record's file, relative to the spec folder's parent (for messages). */
+  file: string;
+}
+
+/** One known divergence from Pinterest's public API (spec/data/differences.yaml). */
+export interface DifferenceIR {
+  topic: string;
+  pinterest: string;
+  service: string;
+  reason: string;
+  /** Decision ids behind the choice; each has a record. */
+  decisions: string[];
+  /** Where Pinterest's behaviour is documented or observed. */
+  evidence: string;
 }
 
 export interface IR {
@@ -251,6 +299,8 @@ export interface IR {
   messages: MessageIR[];
   /** C3: how the messages of one event are joined, and what says how many were left out. */
   messageJoin: { separator: string; overflow: string };
+  /** C21: words naming the shape of a value that must not be quoted (messages.yaml `shapes`). */
+  valueShapes: Record<string, string>;
   requestErrors: RequestErrorIR[];
   requestProblems: RequestProblemIR[];
   codeLists: {
@@ -260,6 +310,10 @@ export interface IR {
     regions: NamedCodeIR[];
   };
   normalization: NormalizationIR;
+  /** The decision records, by number (C1, C2, ... C10). */
+  decisions: DecisionIR[];
+  /** Known divergences from Pinterest's API, in the order of the data file. */
+  differences: DifferenceIR[];
   /** The OpenAPI document with x-limits and x-enum-from resolved into keywords (for ajv, renderers, docs). */
   openapi: Record<string, unknown>;
 }

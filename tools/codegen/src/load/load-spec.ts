@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { LineCounter, parseDocument } from 'yaml';
+import { type LoadedDecision, loadDecisions } from './decisions.js';
+import { parseYaml } from './parse-yaml.js';
 import { SpecError } from './spec-error.js';
 
 export interface LoadedSpec {
@@ -11,6 +12,8 @@ export interface LoadedSpec {
   openapi: Record<string, unknown>;
   /** Data files named by `x-data`, parsed: key -> { file, value }. */
   data: Record<string, { file: string; value: unknown }>;
+  /** The decision records of `decisions/*.md`, in file-name order (none when the folder is absent). */
+  decisions: LoadedDecision[];
 }
 
 async function readYaml(path: string, shownAs: string): Promise<unknown> {
@@ -20,18 +23,7 @@ async function readYaml(path: string, shownAs: string): Promise<unknown> {
   } catch (e) {
     throw new SpecError(shownAs, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? e}`);
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const pos = lineCounter.linePos(first.pos[0]);
-    throw new SpecError(
-      shownAs,
-      `line ${pos.line}, column ${pos.col}`,
-      first.message.split('\n')[0] ?? 'invalid YAML',
-    );
-  }
-  return doc.toJS({ maxAliasCount: 100 });
+  return parseYaml(text, shownAs);
 }
 
 /** Reads spec/openapi.yaml and every data file it names. Validation of the OpenAPI part happens in validateOpenApi. */
@@ -52,7 +44,8 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
     const path = join(specDir, rel);
     data[key] = { file: shown(path), value: await readYaml(path, shown(path)) };
   }
-  return { dir: specDir, openapiFile: shown(openapiPath), openapi, data };
+  const decisions = await loadDecisions(join(specDir, 'decisions'), shown);
+  return { dir: specDir, openapiFile: shown(openapiPath), openapi, data, decisions };
 }
 
 /**

@@ -12,7 +12,10 @@ import {
   readNormalization,
   readRateLimits,
   readRequestErrors,
+  readValueShapes,
 } from './data.js';
+import { readDecisions } from './decisions.js';
+import { readDifferences } from './differences.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
 import { resolveOpenApi } from './resolve.js';
 import { buildSchemas } from './schemas.js';
@@ -36,6 +39,7 @@ export const KIND_CODES: Record<RuleKind, string[]> = {
   'require-any-of': ['missing_identifier'],
   'default-from-context': ['currency_defaulted'],
   'ids-in-items': ['content_id_not_in_contents'],
+  'agrees-with': ['disagreeing_field_dropped'],
   'recommended-fields': ['recommended_missing'],
   dedup: ['duplicate_event'],
 };
@@ -87,7 +91,8 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     actionSources,
     messageKinds: new Set(messages.map((m) => m.kind)),
   });
-  const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'));
+  const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'), limits);
+  const decisions = readDecisions(spec.decisions);
   const info = raw.at('info');
   return {
     info: {
@@ -105,6 +110,7 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     rateLimits: readRateLimits(dataReader(spec, 'rateLimits')),
     messages,
     messageJoin: readMessageJoin(msgFile),
+    valueShapes: readValueShapes(msgFile),
     requestErrors: errors,
     requestProblems: problems,
     codeLists: {
@@ -114,6 +120,8 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
       regions: readNamedCodes(dataReader(spec, 'regions'), 'regions'),
     },
     normalization: readNormalization(dataReader(spec, 'normalization')),
+    decisions,
+    differences: readDifferences(dataReader(spec, 'differences'), decisions),
     openapi,
   };
 }
@@ -121,7 +129,14 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
 /** The `{reason}` cases each code's rule kind tells apart; gen fails when messages.yaml lacks a text for one. */
 export const CODE_REASONS: Record<string, string[]> = {
   invalid_ip_dropped: ['all_zeros', 'invalid', 'user_agent'],
-  invalid_user_agent_dropped: ['bot', 'empty', 'ip_address', 'no_product_token', 'placeholder'],
+  invalid_user_agent_dropped: [
+    'bot',
+    'empty',
+    'few_system_items',
+    'ip_address',
+    'no_product_token',
+    'placeholder',
+  ],
 };
 
 /** Counts for the gen summary and the closing note. */
@@ -139,5 +154,6 @@ export function irStats(ir: IR) {
     rules,
     messages: ir.messages.length,
     operations: ir.operations.length,
+    decisions: ir.decisions.length,
   };
 }

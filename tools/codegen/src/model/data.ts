@@ -62,6 +62,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
     .map((e) => {
       const name = e.at('name').string();
       if (!/^[a-z][a-z0-9_]*$/.test(name)) e.at('name').fail('standard event names are lower snake_case');
+      const source = e.at('source');
       return {
         name,
         tagName: e.at('tagName').stringOrNull(),
@@ -71,6 +72,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
           .array()
           .map((u) => u.oneOf(usages))
           .sort(),
+        ...(source.present ? { source: source.string() } : {}),
       };
     })
     .sort(byKey((e) => e.name));
@@ -223,7 +225,57 @@ export function readMessageJoin(r: Reader): { separator: string; overflow: strin
   return { separator: r.at('join').at('separator').string(), overflow: overflow.string() };
 }
 
-export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; problems: RequestProblemIR[] } {
+/** C21: the words that name the shape of a value that must not be quoted; `{count}` where it has a size. */
+export const SHAPE_KEYS = [
+  'array',
+  'boolean',
+  'digest',
+  'email',
+  'empty',
+  'integer',
+  'null',
+  'number',
+  'object',
+  'phone',
+  'string',
+];
+const COUNTED_SHAPES = new Set(['array', 'object', 'string']);
+
+export function readValueShapes(r: Reader): Record<string, string> {
+  const shapes = r.at('shapes');
+  const out: Record<string, string> = {};
+  for (const [key, t] of shapes.entries().sort(byKey(([k]) => k))) {
+    if (!SHAPE_KEYS.includes(key)) t.fail(`unknown shape "${key}"; shapes are ${SHAPE_KEYS.join(', ')}`);
+    if (COUNTED_SHAPES.has(key) && !templateParams(t).includes('count'))
+      t.fail('this shape needs a {count} parameter');
+    out[key] = t.string();
+  }
+  for (const key of SHAPE_KEYS) if (!(key in out)) shapes.fail(`shape "${key}" is missing`);
+  return out;
+}
+
+/** A limit as prose names it: bytes in MiB when whole, other units as the number. */
+function limitText(l: LimitIR): string {
+  const mib = 1024 * 1024;
+  return l.unit === 'bytes' && l.value % mib === 0 ? `${l.value / mib} MiB` : String(l.value);
+}
+
+/**
+ * Replaces `{limit:KEY}` in a text of request-errors.yaml by the value of that limit, so prose never
+ * restates a number of limits.yaml.
+ */
+function withLimits(r: Reader, limits: LimitIR[]): string {
+  return r.string().replace(/\{limit:([a-z0-9_]+)\}/g, (_, key: string) => {
+    const found = limits.find((l) => l.key === key);
+    if (!found) r.fail(`unknown limit "${key}"; limits are defined in spec/data/limits.yaml`);
+    return limitText(found);
+  });
+}
+
+export function readRequestErrors(
+  r: Reader,
+  limits: LimitIR[],
+): { errors: RequestErrorIR[]; problems: RequestProblemIR[] } {
   const errors = r
     .at('errors')
     .array()
@@ -231,9 +283,9 @@ export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; proble
       key: e.at('key').string(),
       status: e.at('status').integer(),
       code: e.at('code').integer(),
-      message: e.at('message').string(),
-      when: e.at('when').string(),
-      fix: e.at('fix').string(),
+      message: withLimits(e.at('message'), limits),
+      when: withLimits(e.at('when'), limits),
+      fix: withLimits(e.at('fix'), limits),
     }));
   const keys = new Set(errors.map((e) => e.key));
   const problems = r
@@ -242,7 +294,13 @@ export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; proble
     .map(([key, p]) => {
       const error = p.at('error').string();
       if (!keys.has(error)) p.at('error').fail(`unknown error "${error}"; errors are listed under errors:`);
-      return { key, error, template: p.at('template').string(), params: templateParams(p.at('template')) };
+      const template = withLimits(p.at('template'), limits);
+      return {
+        key,
+        error,
+        template,
+        params: templateParams(new Reader(p.at('template').file, template, p.at('template').path)),
+      };
     })
     .sort(byKey((p) => p.key));
   // C2 order matters: errors keep the file's order.
@@ -322,6 +380,8 @@ export function readNormalization(r: Reader): NormalizationIR {
         .array()
         .map((v) => String(v.value)),
       productToken: ua.at('productToken').regex(),
+      systemItemsMin: ua.at('systemItemsMin').integer(),
+      systemSeparator: ua.at('systemSeparator').string(),
       botPatterns: ua.at('botPatterns').strings(),
     },
   };

@@ -45,6 +45,11 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
           if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();
           if (schema.at('minimum').present) param.minimum = schema.at('minimum').number();
           if (schema.at('maximum').present) param.maximum = schema.at('maximum').number();
+          if (schema.at('exclusiveMaximum').present)
+            param.exclusiveMaximum = schema.at('exclusiveMaximum').number();
+          if (schema.at('maxLength').present) param.maxLength = schema.at('maxLength').number();
+          const alias = p.at('x-alias-of').optString();
+          if (alias !== undefined) param.aliasOf = alias;
           const dflt = schema.at('default').value;
           if (typeof dflt === 'string' || typeof dflt === 'number' || typeof dflt === 'boolean')
             param.default = dflt;

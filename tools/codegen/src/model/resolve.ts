@@ -1,6 +1,17 @@
 import type { LimitIR } from '../ir/types.js';
 import { Reader } from '../load/reader.js';
 import { limitRef } from './data.js';
+import { completeResponses } from './responses.js';
+
+const LIMIT_KEYWORDS = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+];
 
 /**
  * Returns a copy of the OpenAPI document where `x-limits: { maxLength: key }` also sets `maxLength: <value>`
@@ -25,10 +36,8 @@ export function resolveOpenApi(
     if (xl !== undefined) {
       const r = new Reader(file, xl, `${path}.x-limits`);
       for (const [keyword, ref] of r.entries()) {
-        if (!['maxLength', 'minLength', 'maxItems', 'minItems', 'maximum', 'minimum'].includes(keyword))
-          ref.fail(
-            `x-limits supports maxLength, minLength, maxItems, minItems, maximum, minimum; not ${keyword}`,
-          );
+        if (!LIMIT_KEYWORDS.includes(keyword))
+          ref.fail(`x-limits supports ${LIMIT_KEYWORDS.join(', ')}; not ${keyword}`);
         if (obj[keyword] !== undefined)
           ref.fail(`${keyword} is set both directly and through x-limits; keep only x-limits`);
         obj[keyword] = limitRef(limits, ref).value;
@@ -44,5 +53,6 @@ export function resolveOpenApi(
     for (const [k, v] of Object.entries(obj)) walk(v, path ? `${path}.${k}` : k);
   };
   walk(copy, '');
+  completeResponses(file, copy);
   return copy;
 }

@@ -103,10 +103,16 @@ function boundsRule(ctx: SchemaContext, node: Reader): RuleIR | undefined {
   if (minItems !== undefined) r.minItems = minItems;
   const maxItems = readLimitOrNumber(ctx, node, 'maxItems');
   if (maxItems !== undefined) r.maxItems = maxItems;
-  const minimum = node.at('minimum').optNumber();
+  const num = (keyword: string) => {
+    const v = readLimitOrNumber(ctx, node, keyword);
+    return typeof v === 'object' ? v.value : v;
+  };
+  const minimum = num('minimum');
   if (minimum !== undefined) r.minimum = minimum;
-  const maximum = node.at('maximum').optNumber();
+  const maximum = num('maximum');
   if (maximum !== undefined) r.maximum = maximum;
+  const exclusiveMaximum = num('exclusiveMaximum');
+  if (exclusiveMaximum !== undefined) r.exclusiveMaximum = exclusiveMaximum;
   return Object.keys(r).length > 2 ? r : undefined;
 }
 
@@ -185,6 +191,16 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
         ids: r.at('ids').string(),
         items: r.at('items').string(),
         key: r.at('key').string(),
+      };
+    case 'agrees-with':
+      allow('in', 'field', 'with', 'except');
+      return {
+        kind,
+        severity: 'warning',
+        in: r.at('in').string(),
+        field: r.at('field').string(),
+        with: r.at('with').string(),
+        except: r.at('except').present ? r.at('except').strings() : [],
       };
     case 'recommended-fields':
       allow();
@@ -360,7 +376,9 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
             ? [r.field, r.when]
             : r.kind === 'ids-in-items'
               ? [r.ids, r.items]
-              : [];
+              : r.kind === 'agrees-with'
+                ? [r.in, r.with]
+                : [];
       for (const n of named) check(n, 'field');
     }
     const schema: SchemaIR = {

@@ -25,7 +25,7 @@ export interface RequestExample {
   response: BatchResponse;
 }
 
-/** What reference/examples.json holds; packages/events-docs/test/examples.test.ts runs it through the validators. */
+/** What public/examples.json holds; packages/events-docs/test/examples.test.ts runs it through the validators. */
 export interface ExamplesFile {
   /** The validation context the documented responses assume (validateBatch options). */
   context: { now: number; currency: string; customEventNames: string[] };

@@ -7,6 +7,7 @@ import { API_JS, apiHtml, DOCS_CSS, mdFile, pageHtml, type Site } from './html.j
 import { authenticationPage } from './pages/authentication.js';
 import { codeListsPage } from './pages/code-lists.js';
 import { customEventsPage } from './pages/custom-events.js';
+import { decisionsPage } from './pages/decisions.js';
 import { deduplicationPage } from './pages/deduplication.js';
 import { differencesPage } from './pages/differences.js';
 import { endpointPage } from './pages/endpoint.js';
@@ -24,7 +25,7 @@ import { testModePage } from './pages/test-mode.js';
 import { redocFiles } from './vendor.js';
 
 const PKG = 'packages/events-docs';
-/** Markdown reference, and examples.json for the examples test. */
+/** The Markdown reference. */
 const REFERENCE = `${PKG}/reference`;
 /** The static HTML site the server mounts at /docs (docsRoot of @org/events-docs). */
 const PUBLIC = `${PKG}/public`;
@@ -45,6 +46,7 @@ const PAGES: Page[] = [
   limitsPage,
   rateLimitsPage,
   differencesPage,
+  decisionsPage,
   codeListsPage,
 ];
 
@@ -96,7 +98,6 @@ export function emitDocs(ir: IR): EmittedFile[] {
   ];
   files.push({ path: `${PUBLIC}/pages.json`, content: `${JSON.stringify(manifest, null, 2)}\n` });
   const examplesJson = `${JSON.stringify(examples, null, 2)}\n`;
-  files.push({ path: `${REFERENCE}/examples.json`, content: examplesJson });
   files.push({ path: `${PUBLIC}/examples.json`, content: examplesJson });
   files.push({ path: `${PUBLIC}/openapi.json`, content: `${JSON.stringify(ir.openapi, null, 2)}\n` });
   files.push({

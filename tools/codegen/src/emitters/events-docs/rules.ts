@@ -93,6 +93,8 @@ export function ruleText(r: RuleIR, ctx: DocsContext): string | undefined {
       return `${code(r.when)} without ${code(r.field)} uses the ad account's ${r.context}`;
     case 'ids-in-items':
       return `every ${code(r.ids)} entry should be the ${code(r.key)} of an entry of ${code(r.items)}`;
+    case 'agrees-with':
+      return `${code(`${r.in}.${r.field}`)} is kept only when it equals ${code(r.with)}${r.except.length ? `, and ${code(r.with)} is not ${words(r.except.map(code), 'or')}` : ''}`;
     case 'recommended-fields':
       return 'recommended fields missing are listed in one warning';
     case 'dedup':

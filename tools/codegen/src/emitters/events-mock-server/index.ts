@@ -2,6 +2,7 @@ import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR } from '../../ir/types.js';
+import { checksFile } from './checks-file.js';
 
 /**
  * Server tables of @org/events-mock-server that the generic constants of @org/events-types do not give in
@@ -33,6 +34,7 @@ function route(op: OperationIR) {
             minimum: p.minimum ?? null,
             maximum: p.maximum ?? null,
             default: p.default ?? null,
+            maxLength: p.maxLength ?? null,
           },
         ]),
     );
@@ -47,8 +49,56 @@ function route(op: OperationIR) {
     requestBody: op.requestBody ?? null,
     pathParams: params('path'),
     queryParams: params('query'),
-    statuses: op.responses.map((r) => Number(r.status)),
+    statuses: op.responses.filter((r) => /^\d{3}$/.test(r.status)).map((r) => Number(r.status)),
   };
+}
+
+type Obj = Record<string, unknown>;
+
+function headerNames(ir: IR): Record<string, string> {
+  const headers = ((ir.openapi.components as Obj).headers ?? {}) as Record<string, Obj>;
+  const names = Object.fromEntries(
+    Object.entries(headers)
+      .map(([k, h]) => [k, String(h['x-name'])] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  // rate-limits.yaml names the same headers; the two must agree.
+  const values = new Set(Object.values(names));
+  for (const n of Object.values(ir.rateLimits.headers))
+    if (!values.has(n))
+      throw new Error(`events-mock-server: rate-limits.yaml header ${n} is no x-name of components.headers`);
+  return names;
+}
+
+function requestContents(ir: IR): [string, Obj][] {
+  return Object.values(ir.openapi.paths as Record<string, Obj>).flatMap((item) =>
+    Object.values(item).flatMap((op) =>
+      Object.entries((((op as Obj).requestBody as Obj | undefined)?.content ?? {}) as Record<string, Obj>),
+    ),
+  );
+}
+
+function jsonContentType(ir: IR): string {
+  const types = [...new Set(requestContents(ir).map(([t]) => t))];
+  if (types.length !== 1)
+    throw new Error(`events-mock-server: request bodies use ${types.join(', ')}; expected one type`);
+  return types[0]!;
+}
+
+function demoRequest(ir: IR): unknown {
+  const demos = requestContents(ir).flatMap(([, c]) =>
+    Object.values((c.examples ?? {}) as Record<string, Obj>).filter((e) => e['x-demo'] === true),
+  );
+  if (demos.length !== 1)
+    throw new Error('events-mock-server: exactly one request example needs x-demo: true');
+  return demos[0]!.value;
+}
+
+function pathParamMaxLength(ops: readonly OperationIR[]): number {
+  const lengths = ops.flatMap((op) => op.parameters.filter((p) => p.in === 'path').map((p) => p.maxLength));
+  if (lengths.some((n) => n === undefined))
+    throw new Error('events-mock-server: every path parameter needs a maxLength (the router bound)');
+  return Math.max(...(lengths as number[]));
 }
 
 function routesFile(ir: IR): EmittedFile {
@@ -60,6 +110,26 @@ function routesFile(ir: IR): EmittedFile {
       routes,
       'Every endpoint of spec/openapi.yaml keyed by operationId: fastify URL, security alternatives (any one ' +
         'suffices), rate-limit category (C9), whether test mode applies (C7), path/query parameter rules (C1).',
+    ),
+    constant(
+      'PATH_PARAM_MAX_LENGTH',
+      pathParamMaxLength(ops),
+      'The longest value of any path parameter (its maxLength): the router matches no longer segment (C34).',
+    ),
+    constant(
+      'HEADERS',
+      headerNames(ir),
+      'Header names of components.headers (x-name) keyed by component: the request id, Retry-After, rate limits.',
+    ),
+    constant(
+      'JSON_CONTENT_TYPE',
+      jsonContentType(ir),
+      'The media type of every request body (C1); a charset parameter is accepted beside it.',
+    ),
+    constant(
+      'DEMO_REQUEST',
+      demoRequest(ir),
+      'The request example of the events endpoint marked x-demo: the event the server prints for a first request.',
     ),
     {
       kind: StructureKind.TypeAlias,
@@ -126,6 +196,6 @@ export const eventsMockServerEmitter: Emitter = {
   name: 'events-mock-server',
   owns: [DIR],
   emit(ir) {
-    return [routesFile(ir), problemsFile(ir)];
+    return [routesFile(ir), problemsFile(ir), checksFile(DIR, ir)];
   },
 };

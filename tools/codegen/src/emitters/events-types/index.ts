@@ -131,6 +131,11 @@ function problemsFile(ir: IR): EmittedFile {
       'C3: how the messages of one event are joined, and the text that says how many were left out.',
     ),
     constant(
+      'VALUE_SHAPES',
+      ir.valueShapes,
+      'C21: words naming the shape of a value that must not be quoted (hashed fields and objects holding them).',
+    ),
+    constant(
       'REQUEST_ERRORS',
       ir.requestErrors,
       'Request-level outcomes of C2, in the order they are checked.',

@@ -162,6 +162,14 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
   return block('', lines);
 }
 
+/** The object schema of property `name` of `schema`. */
+function innerSchema(schema: SchemaIR, name: string): string {
+  const f = schema.fields.find((x) => x.name === name);
+  if (f?.type.kind !== 'ref' || f.type.target !== 'object')
+    throw new Error(`events-validators: ${schema.name}.${name} is not an object property`);
+  return f.type.name;
+}
+
 function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): string[] {
   switch (r.kind) {
     case 'unknown-keys':
@@ -195,6 +203,27 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
           ]),
         ]),
       ]);
+    case 'agrees-with': {
+      const inner = ir.schemas.find((x) => x.name === innerSchema(schema, r.in));
+      if (!inner?.fields.some((f) => f.name === r.field))
+        throw new Error(`events-validators: ${schema.name}.${r.in} has no field ${r.field}`);
+      const except = scope.constant(
+        `EXCEPT_${constName(schema.name)}_${constName(r.with)}`,
+        literal(r.except),
+        'readonly string[]',
+      );
+      return block('', [
+        `const inner = t[${quote(r.in)}];`,
+        ...block(
+          `if (${scope.lib('agrees-with', 'disagrees')}(inner, ${quote(r.field)}, t[${quote(r.with)}], ${except})) `,
+          [
+            `${scope.lib('agrees-with', 'disagreeingDropped')}(o, p, i, ${quote(r.in)}, ${quote(r.field)}, ${quote(r.with)}, t[${quote(r.with)}]);`,
+            'if (t === s) t = { ...s };',
+            `t[${quote(r.in)}] = ${pickName(inner.name)}(inner as Record<string, unknown>, undefined, ~${fieldBit(inner, r.field)});`,
+          ],
+        ),
+      ]);
+    }
     case 'recommended-fields':
       return recommendedCode(ir, schema, scope);
     default:

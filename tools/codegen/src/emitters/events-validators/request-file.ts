@@ -62,7 +62,7 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
       : [];
   const body = [
     ...block("if (typeof b !== 'object' || b === null || Array.isArray(b)) ", [
-      `${problem}(r, ${problemKey(ir, `${BODY}_not_object`)}, ${quote(BODY)}, { received: ${received}(b) });`,
+      `${problem}(r, ${problemKey(ir, `${BODY}_not_object`)}, ${quote(BODY)}, { received: ${received}(b), fields: ${quote(request.fields.map((x) => x.name).join(', '))} });`,
       'return undefined;',
     ]),
     'const s = b as Record<string, unknown>;',

@@ -37,6 +37,8 @@ function userAgentRule(ir: IR, scope: FileScope): string {
     `  rejectMaxLength: ${Math.max(...reject.map((v) => v.length))},`,
     `  bot: ${regexLiteral(ua.botPatterns.map(escapeRegex).join('|'), 'i')},`,
     `  productToken: ${regexLiteral(ua.productToken)},`,
+    `  systemItemsMin: ${ua.systemItemsMin},`,
+    `  systemSeparator: ${literal(ua.systemSeparator)},`,
     '}',
   ].join('\n');
   scope.lib('user-agent', 'UserAgentRule', true);
@@ -208,6 +210,7 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
     case 'require-any-of':
     case 'default-from-context':
     case 'ids-in-items':
+    case 'agrees-with':
     case 'recommended-fields':
     case 'dedup':
       throw new Error(

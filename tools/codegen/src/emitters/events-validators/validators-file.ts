@@ -1,7 +1,7 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
 import { tsFile } from '../../emit/ts-file.js';
-import { checkName } from './fields.js';
+import { checkName, holdsSensitive } from './fields.js';
 import type { ValidatorModel } from './model.js';
 import { pickFunction, schemaFunction } from './objects.js';
 import { FileScope } from './scope.js';
@@ -29,7 +29,7 @@ export function validatorsFile(dir: string, m: ValidatorModel): EmittedFile {
     returnType: 'Record<string, unknown> | undefined',
     statements: [
       "if (typeof v !== 'object' || v === null || Array.isArray(v)) {",
-      `  ${mismatch}(o, '', -1, '', -1, v, 'an object', 'o', false);`,
+      `  ${mismatch}(o, '', -1, '', -1, v, 'an object', 'o', ${holdsSensitive(m.ir, { kind: 'ref', name: m.event.name, target: 'object' })});`,
       '  return undefined;',
       '}',
       `return ${checkName(m.event.name)}(v as Record<string, unknown>, '', -1, c, o);`,

@@ -17,15 +17,19 @@ export const eventNamesPage: Page = {
     const en = ctx.ir.eventNames;
     const usages = ctx.enumValues('EventUsage');
     const m = ctx.message('invalid_event_name');
+    const borrowed = en.standard.filter((e) => e.source);
+    const origin = borrowed.length
+      ? ` (${words(borrowed.map((e) => `${code(e.name)} comes from ${e.source}`))}; every other row is the seed's table)`
+      : '';
     return blocks(
-      `${code('event_name')} is one of the ${en.standard.length} standard names below, or a ${link('custom event name', 'custom-events')} registered for the ad account (C10). Anything else fails that event (C4). Names are matched exactly: ${code(en.standard[0]!.name.toUpperCase())} is not ${code(en.standard[0]!.name)}.`,
+      `${code('event_name')} is one of the ${en.standard.length} standard names below${origin}, or a ${link('custom event name', 'custom-events')} registered for the ad account (C10). Anything else fails that event (C4). Names are matched exactly: ${code(en.standard[0]!.name.toUpperCase())} is not ${code(en.standard[0]!.name)}.`,
       '## Standard event names',
       table(
         ['Name in the API', 'Name in the tag', 'Purpose', ...usages.map(usageText)],
         en.standard.map((e) => [
           code(e.name),
           e.tagName ?? 'N/A',
-          e.purpose,
+          e.source ? `${e.purpose} (${e.source})` : e.purpose,
           ...usages.map((u) => (e.usableFor.includes(u) ? 'yes' : '')),
         ]),
       ),

@@ -1,6 +1,7 @@
 import type { LimitRef, RuleIR } from '../../../ir/types.js';
 import type { DocsContext } from '../context.js';
 import { blocks, code, duration, link, num, table, words } from '../md.js';
+import { linkDecisionIds } from './decisions.js';
 import type { Page } from './page.js';
 
 function limitRefs(r: RuleIR): string[] {
@@ -45,6 +46,7 @@ export const limitsPage: Page = {
     'Every limit of the service: batch and body size, string lengths, time windows, custom event caps.',
   body(ctx: DocsContext) {
     const used = usedBy(ctx);
+    const records = new Set(ctx.ir.decisions.map((d) => d.id));
     return blocks(
       `Every limit lives in the spec (${code('spec/data/limits.yaml')}) and reaches the validators, the server and these pages from there. All limits may change without notice (seed 8 rule 4, seed 9). Rate limits are on ${link('Rate limits', 'rate-limits')}.`,
       table(
@@ -54,7 +56,7 @@ export const limitsPage: Page = {
           valueText(l.value, l.unit),
           l.unit,
           l.description,
-          l.source,
+          linkDecisionIds(l.source, records),
           words(used.get(l.key) ?? []),
         ]),
       ),

@@ -25,25 +25,16 @@ export const rateLimitsPage: Page = {
     const spent = ctx.ir.requestProblems.find((p) => p.error === err?.key);
     const events = ctx.eventsOp.rateLimitCategory;
     const cat = rl.categories.find((c) => c.name === events);
+    // Every header the service defines (components.headers), under its name (x-name).
     const headers = (dig(ctx.ir, 'components', 'headers') ?? {}) as Record<
       string,
-      { description?: string; example?: unknown }
+      { description?: string; example?: unknown; 'x-name'?: string }
     >;
-    const resp429 = (dig(ctx.ir, 'components', 'responses') ?? {}) as Record<
-      string,
-      { headers?: Record<string, { $ref?: string }> }
-    >;
-    const headerRows: string[][] = [];
-    for (const r of Object.values(resp429))
-      for (const [name, ref] of Object.entries(r.headers ?? {})) {
-        if (headerRows.some((x) => x[0] === code(name))) continue;
-        const target = headers[(ref.$ref ?? '').split('/').pop() ?? ''];
-        headerRows.push([
-          code(name),
-          target?.description ?? '',
-          target?.example !== undefined ? code(String(target.example)) : '',
-        ]);
-      }
+    const headerRows: string[][] = Object.values(headers).map((target) => [
+      code(String(target['x-name'])),
+      target.description ?? '',
+      target.example !== undefined ? code(String(target.example)) : '',
+    ]);
     // The 429 example: the test-request limit, the one a sender meets first (C7). Its name in messages is the
     // spec key in snake case, as the server names limits after the spec.
     const example = rl.testRequests;

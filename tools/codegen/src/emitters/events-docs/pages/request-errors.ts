@@ -13,15 +13,14 @@ export const requestErrorsPage: Page = {
     const { ir } = ctx;
     const responses = (dig(ir, 'components', 'responses') ?? {}) as Record<
       string,
-      { description?: string; content?: Record<string, { example?: unknown }> }
+      { description?: string; content?: Record<string, { examples?: Record<string, { value?: unknown }> }> }
     >;
-    const examples = Object.entries(responses)
-      .map(([name, r]) => ({
-        name,
-        description: r.description ?? '',
-        example: r.content?.['application/json']?.example,
-      }))
-      .filter((x) => x.example !== undefined);
+    // Named examples, each checked against the server (C33).
+    const examples = Object.entries(responses).flatMap(([name, r]) =>
+      Object.values(r.content?.['application/json']?.examples ?? {})
+        .filter((x) => x.value !== undefined)
+        .map((x) => ({ name, description: r.description ?? '', example: x.value })),
+    );
     return blocks(
       `A request that cannot be taken as a batch is answered with an error status and no per-event results. The checks run in the order below and the first that applies answers (C2); a request that passes them all answers 200 with one result per event, even when every event failed (C3, ${link('Per-event errors', 'event-errors')}).`,
       '## Body',

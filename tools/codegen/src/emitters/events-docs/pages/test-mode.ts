@@ -1,4 +1,5 @@
 import type { DocsContext } from '../context.js';
+import { fill } from '../examples.js';
 import { blocks, code, link, list, table } from '../md.js';
 import { paramRows } from './endpoint.js';
 import type { Page } from './page.js';
@@ -24,7 +25,7 @@ export const testModePage: Page = {
           link('Deduplication', 'deduplication'),
           ').',
         ),
-        `Only ${code('true')} and ${code('false')} are accepted; any other value answers 400${bad ? ` with the problem ${code(bad.template)}` : ''} (C1).`,
+        `Only ${code('true')} and ${code('false')} are accepted; any other value answers 400${bad ? ` with the problem ${code(fill(bad.template, { allowed: (params[0]?.enum ?? []).join(' or ') }))}` : ''} (C1).`,
         `Test requests are limited to ${windowText(t)} (${code(headerValue(t))}), answered 429 beyond that; ${t.description.replace(/^[^;]*;\s*/, '').replace(/\.$/, '')} (seed 8, ${link('Rate limits', 'rate-limits')}).`,
       ]),
     );

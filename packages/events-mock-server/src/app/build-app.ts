@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { LIMITS } from '@org/events-types';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { AuthFailure, Principal } from '../auth/directory.js';
+import { RequestError, requestError } from '../core/request-error.js';
+import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
+import { registerRawBodyParser } from '../http/body.js';
+import type { ServerContext } from '../http/context.js';
+import { peekRateLimitHeaders } from '../http/rate-limit.js';
+import { adminHandlers } from '../routes/admin.js';
+import { customEventTypeHandlers } from '../routes/custom-event-types.js';
+import { type DocsSource, registerDocs } from '../routes/docs.js';
+import { createEventsHandler, isTestRequest } from '../routes/events.js';
+import { healthHandlers } from '../routes/health.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, resolved from the Authorization header before the body is read; null on public routes. */
+    auth: Principal | AuthFailure | null;
+  }
+  interface FastifyContextConfig {
+    operationId?: OperationId;
+  }
+}
+
+type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** A client's request id is kept when it is short and plain (it ends up in logs); otherwise a UUID. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface BuildAppOptions {
+  logger: Logger;
+  docs?: DocsSource | false;
+}
+
+export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    // C1/C2: the body limit is a spec limit; fastify enforces it while reading (413 before anything else).
+    bodyLimit: LIMITS.body_max_bytes.value,
+    // One log line per request is written by the onResponse hook below, without headers.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers[HEADERS.RequestId];
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: PATH_PARAM_MAX_LENGTH },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  app.decorateRequest('auth', null);
+  registerRawBodyParser(app);
+
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header(HEADERS.RequestId, req.id);
+    const op = req.routeOptions.config.operationId;
+    // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
+    if (op && ROUTES[op].security.length) req.auth = ctx.directory.authenticate(req.headers.authorization);
+    done();
+  });
+
+  // During shutdown, answers close their connection: a kept-alive socket whose batch was in flight would
+  // otherwise hold fastify.close() open until the keep-alive timeout.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (ctx.closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const op = req.routeOptions.config.operationId ?? 'unknown';
+    const seconds = reply.elapsedTime / 1000;
+    ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
+    ctx.metrics.duration.observe({ operation: op }, seconds);
+    // One line per request: no headers, no body, so no token and no hashed identifier (C8).
+    req.log.info(
+      { op, method: req.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+    done();
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    let re: RequestError;
+    if (err instanceof RequestError) re = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      re = requestError('body_too_large', 'body', { max: LIMITS.body_max_bytes.value });
+    else if (err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
+      re = requestError('content_length_mismatch', 'headers.content-length', {});
+    else if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
+      re = requestError('request_rejected', 'request', { reason: err.message });
+    else {
+      req.log.error({ err }, 'unexpected error');
+      return reply.code(500).send({ code: 1, message: 'Internal error.' });
+    }
+    if (re.status === 429)
+      ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
+    if (re.status >= 500)
+      req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'storage unavailable');
+    const op = req.routeOptions.config.operationId;
+    const category = op ? ROUTES[op].rateLimitCategory : null;
+    if (category)
+      peekRateLimitHeaders(
+        ctx.limiter,
+        req,
+        reply,
+        category,
+        op === 'events/create' && isTestRequest(req.query),
+      );
+    return reply.headers(re.headers).code(re.status).send(re.body);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    const re = new RequestError('not_found', [
+      { path: 'url', problem: `no endpoint ${req.method} ${path.slice(0, 200)}` },
+    ]);
+    reply.code(re.status).send(re.body);
+  });
+
+  const handlers: Record<OperationId, Handler> = {
+    'events/create': createEventsHandler(ctx),
+    ...customEventTypeHandlers(ctx),
+    ...healthHandlers(ctx),
+    ...adminHandlers(ctx),
+  };
+  for (const id of Object.keys(ROUTES) as OperationId[]) {
+    const r = ROUTES[id];
+    app.route({ method: r.method, url: r.url, config: { operationId: id }, handler: handlers[id] });
+  }
+  if (options.docs !== false) await registerDocs(app, options.docs);
+  return app;
+}

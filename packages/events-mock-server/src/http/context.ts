@@ -1,0 +1,22 @@
+import type { Directory } from '../auth/directory.js';
+import type { Clock } from '../core/clock.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ValidationPool } from '../pipeline/pool.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { CustomTypesCache } from '../store/custom-types-cache.js';
+import type { Store } from '../store/store.js';
+
+/** What every handler needs; built once per server. */
+export interface ServerContext {
+  store: Store;
+  /** The custom event types of each account, cached briefly (C10). */
+  customTypes: CustomTypesCache;
+  directory: Directory;
+  limiter: RateLimiter;
+  clock: Clock;
+  metrics: Metrics;
+  /** Parses and validates batches, in worker threads when they are large. */
+  validation: ValidationPool;
+  /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */
+  closing: boolean;
+}

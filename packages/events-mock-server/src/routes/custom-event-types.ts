@@ -1,0 +1,91 @@
+import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorizeAccountRoute } from '../auth/authorize.js';
+import { RequestProblems, received, requestError } from '../core/request-error.js';
+import {
+  type CheckedCustomEventTypeCreateRequest,
+  checkCustomEventTypeCreateRequest,
+} from '../generated/request-checks.gen.js';
+import { ROUTES } from '../generated/routes.gen.js';
+import { parseJsonBody, requireJson } from '../http/body.js';
+import type { ServerContext } from '../http/context.js';
+import { isStandardEventName } from '../http/event-names.js';
+import { enforceRateLimit } from '../http/rate-limit.js';
+import { withStore } from '../http/storage.js';
+import type { CustomEventTypeRow } from '../store/store.js';
+
+const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
+const MAX_PER_ACCOUNT = CUSTOM_EVENT_NAME_RULE.maxPerAccount;
+
+function out(row: CustomEventTypeRow) {
+  return { name: row.name, mapped_event_name: row.mappedEventName, created_at: row.createdAt };
+}
+
+/**
+ * Row 400 of C2 for a create body: the generated checks of CustomEventTypeCreateRequest, then C10's one rule
+ * the schema cannot say: a standard name needs no registration.
+ */
+function checkCreateBody(body: unknown): { name: string; mapped: string } {
+  const problems = new RequestProblems();
+  const b = checkCustomEventTypeCreateRequest(body, problems);
+  if (b && isStandardEventName(b.name.toLowerCase()))
+    problems.add('custom_event_name_standard', 'name', { received: received(b.name) });
+  problems.throwIfAny();
+  const { name, mapped_event_name: mapped } = b as CheckedCustomEventTypeCreateRequest;
+  return { name, mapped };
+}
+
+/** The custom event types endpoints of C10 (OAuth with ads:write). */
+export function customEventTypeHandlers(ctx: ServerContext) {
+  const guard = (req: FastifyRequest, reply: FastifyReply, r: (typeof ROUTES)[keyof typeof ROUTES]) => {
+    const { principal, account } = authorizeAccountRoute(
+      r,
+      req.auth,
+      (req.params as { ad_account_id: string }).ad_account_id,
+      ctx.directory,
+    );
+    enforceRateLimit(ctx.limiter, reply, r.rateLimitCategory, principal, account.id, false);
+    return account;
+  };
+
+  return {
+    'custom_event_types/list': async (req: FastifyRequest, reply: FastifyReply) => {
+      const account = guard(req, reply, ROUTES['custom_event_types/list']);
+      const rows = await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id));
+      return { items: rows.map(out), max_items: MAX_PER_ACCOUNT };
+    },
+
+    'custom_event_types/create': async (req: FastifyRequest, reply: FastifyReply) => {
+      requireJson(req);
+      const account = guard(req, reply, ROUTES['custom_event_types/create']);
+      const { name, mapped } = checkCreateBody(parseJsonBody(req));
+      const row: CustomEventTypeRow = {
+        name,
+        mappedEventName: mapped,
+        createdAt: Math.floor(ctx.clock.now() / 1000),
+      };
+      const res = await withStore(ctx, () =>
+        ctx.store.createCustomEventType(account.id, row, MAX_PER_ACCOUNT),
+      );
+      ctx.customTypes.invalidate(account.id);
+      if (!res.ok) {
+        if (res.reason === 'exists')
+          throw requestError('custom_event_type_exists', 'name', { received: res.existing ?? name });
+        throw requestError('custom_event_type_cap', 'name', { max: MAX_PER_ACCOUNT });
+      }
+      reply.code(201);
+      return out(res.row);
+    },
+
+    'custom_event_types/delete': async (req: FastifyRequest, reply: FastifyReply) => {
+      const account = guard(req, reply, ROUTES['custom_event_types/delete']);
+      const name = (req.params as { name: string }).name;
+      const deleted =
+        NAME.test(name) && (await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, name)));
+      ctx.customTypes.invalidate(account.id);
+      if (!deleted)
+        throw requestError('custom_event_type_unknown', 'path.name', { received: received(name) });
+      return reply.code(204).send();
+    },
+  };
+}

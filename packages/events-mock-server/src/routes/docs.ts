@@ -1,0 +1,88 @@
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
+import { openApiServedAt, originOf } from './openapi-origin.js';
+
+/**
+ * Mount point of the reference docs (issue point 7): GET /docs (the static site of @org/events-docs) and
+ * GET /openapi.yaml, from `docsRoot` (absolute folder of the static site) and `openapiYaml` of
+ * @org/events-docs. events-docs must never depend on this package (it would be a cycle).
+ */
+export interface DocsSource {
+  docsRoot?: string;
+  openapiYaml?: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.md': 'text/markdown; charset=utf-8',
+  '.yaml': 'application/yaml; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+/**
+ * Loaded lazily and guarded: the docs package reads its generated files when it loads, and a docs build
+ * problem must not keep the API from starting; /docs then answers 404.
+ */
+export async function loadDocsSource(): Promise<DocsSource> {
+  try {
+    const { docsRoot, openapiYaml } = await import('@org/events-docs');
+    return { docsRoot, openapiYaml };
+  } catch {
+    return {};
+  }
+}
+
+function missing(reply: FastifyReply, what: string) {
+  return reply.code(404).send({
+    code: 2,
+    message: 'Not found.',
+    details: [{ path: what, problem: 'the docs are not built; run pnpm build' }],
+  });
+}
+
+/** A small static file handler: only files under docsRoot, no directory listing, index.html for folders. */
+async function serveFile(root: string, rel: string, reply: FastifyReply) {
+  const base = resolve(root);
+  let file = resolve(base, `.${sep}${decodeURIComponent(rel)}`);
+  if (file !== base && !file.startsWith(base + sep))
+    return reply.code(404).send({ code: 2, message: 'Not found.' });
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+    const body = await readFile(file);
+    return reply.type(TYPES[extname(file)] ?? 'application/octet-stream').send(body);
+  } catch {
+    return reply.code(404).send({ code: 2, message: 'Not found.' });
+  }
+}
+
+const OPENAPI_FILES = [
+  ['/openapi.yaml', 'yaml', 'application/yaml; charset=utf-8'],
+  ['/openapi.json', 'json', `${JSON_CONTENT_TYPE}; charset=utf-8`],
+  ['/docs/openapi.yaml', 'yaml', 'application/yaml; charset=utf-8'],
+  ['/docs/openapi.json', 'json', `${JSON_CONTENT_TYPE}; charset=utf-8`],
+] as const;
+
+export async function registerDocs(app: FastifyInstance, source?: DocsSource): Promise<void> {
+  const docs = source ?? (await loadDocsSource());
+  // The document names the origin it is served from (servers), as YAML and as JSON.
+  for (const [path, format, type] of OPENAPI_FILES)
+    app.get(path, async (req, reply) =>
+      docs.openapiYaml
+        ? reply.type(type).send(openApiServedAt(docs.openapiYaml, originOf(req))[format])
+        : missing(reply, path),
+    );
+  app.get('/docs', async (_req, reply) => reply.redirect('/docs/'));
+  app.get('/docs/*', async (req, reply) => {
+    if (!docs.docsRoot) return missing(reply, '/docs');
+    return serveFile(docs.docsRoot, (req.params as { '*': string })['*'] || '.', reply);
+  });
+}

@@ -1,0 +1,141 @@
+import { type EventStatus, LIMITS } from '@org/events-types';
+import { appendWarning, type EventProblems, formatMessage } from '@org/events-validators';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorizeAccountRoute } from '../auth/authorize.js';
+import { RequestProblems, requestError } from '../core/request-error.js';
+import { checkEventsCreateQuery } from '../generated/request-checks.gen.js';
+import { JSON_CONTENT_TYPE, ROUTES } from '../generated/routes.gen.js';
+import { requireJson } from '../http/body.js';
+import type { ServerContext } from '../http/context.js';
+import { AccountEventNames } from '../http/event-names.js';
+import { enforceRateLimit } from '../http/rate-limit.js';
+import { withStore } from '../http/storage.js';
+import type { Prepared } from '../pipeline/prepare.js';
+import { dedupKey, type Earlier, type EventToStore } from '../store/store.js';
+
+const route = ROUTES['events/create'];
+const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
+
+/** The duplicate warning of C6: names the earlier event's source and event_time. */
+function duplicateMessage(e: Earlier): string {
+  const source = e.source === 'tag' ? 'tag event' : `received ${new Date(e.seenAt).toISOString()}`;
+  return formatMessage('duplicate_event', { source, earlierTime: e.eventTime });
+}
+
+/** Whether a request to the events endpoint is a test request (C7): only a well-formed `true` makes it one. */
+export function isTestRequest(query: unknown, problems = new RequestProblems()): boolean {
+  const q = checkEventsCreateQuery(query, problems);
+  return !problems.any && q.test === 'true';
+}
+
+/**
+ * POST /v5/ad_accounts/{ad_account_id}/events. The request-level rows of C2 in order (413 is enforced while
+ * reading the body, before this runs), then per-event rules through @org/events-validators (the same code
+ * integrators run; large bodies in a worker thread), dedup (C6), test mode (C7) and durable storage (C11)
+ * before the 200 of C3.
+ */
+export function createEventsHandler(ctx: ServerContext) {
+  return async function createEvents(req: FastifyRequest, reply: FastifyReply) {
+    requireJson(req); // 415
+    const params = req.params as { ad_account_id: string };
+    const { principal, account } = authorizeAccountRoute(
+      route,
+      req.auth,
+      params.ad_account_id,
+      ctx.directory,
+    ); // 401, 404, 403
+    // The test flag of C7 (`test` or its alias `is_test`); a bad value answers 400 after the rate-limit
+    // row, in C2 order, so the request counts as a live one until then.
+    const queryProblems = new RequestProblems();
+    const flag = { test: isTestRequest(req.query, queryProblems) };
+    enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, flag.test); // 429
+    queryProblems.throwIfAny(); // 400
+
+    const names = new AccountEventNames(await withStore(ctx, () => ctx.customTypes.get(account.id)));
+    const now = ctx.clock.now();
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const validating = performance.now();
+    const prepared: Prepared = await ctx.validation.prepare(
+      raw,
+      { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
+      !flag.test,
+    );
+    ctx.metrics.validation.observe(
+      { thread: ctx.validation.threadFor(raw.length) },
+      (performance.now() - validating) / 1000,
+    );
+    if (prepared.kind === 'json_error')
+      throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
+    if (prepared.kind === 'invalid') {
+      const { code, message, details } = prepared.error;
+      reply.code(prepared.status);
+      return details.length ? { code, message, details } : { code, message };
+    }
+    const { response } = prepared;
+    const mode = flag.test ? 'test' : 'live';
+    ctx.metrics.batchSize.observe(response.num_events_received);
+
+    const toStore: EventToStore[] = prepared.events.map((e) => {
+      const resolved = names.resolve(e.eventName);
+      return { ...e, eventName: resolved?.name ?? e.eventName, usage: resolved?.usage ?? [] };
+    });
+    const since = now - DEDUP_WINDOW_MS;
+    let duplicates: Map<number, Earlier>;
+    if (flag.test) {
+      // C7: every rule runs, dedup included, but nothing is stored and no dedup state changes.
+      const earlier = await withStore(ctx, () => ctx.store.findEarlier(account.id, toStore, since));
+      // Earlier events of this batch count as the store would count them in live mode.
+      const inBatch = new Map<string, Earlier>();
+      duplicates = new Map();
+      for (const e of toStore) {
+        const key = dedupKey(e.eventName, e.eventId);
+        const hit = earlier.get(key) ?? inBatch.get(key);
+        if (hit) duplicates.set(e.index, hit);
+        else inBatch.set(key, { source: 'api', seenAt: now, eventTime: e.eventTime });
+      }
+    } else {
+      const started = performance.now();
+      const committed = await withStore(ctx, () =>
+        ctx.store.commitBatch({
+          adAccountId: account.id,
+          requestId: req.id,
+          receivedAt: now,
+          dedupSince: since,
+          events: toStore,
+          failures: prepared.failures,
+        }),
+      );
+      ctx.metrics.commit.observe((performance.now() - started) / 1000);
+      duplicates = committed.duplicates;
+    }
+
+    const warned = new Set(prepared.warnedDuplicates);
+    let problems: Map<number, EventProblems> | undefined;
+    for (const [i, earlier] of duplicates) {
+      if (warned.has(i)) continue;
+      problems ??= new Map(prepared.problems);
+      const p = problems.get(i) ?? { errors: [], warnings: [] };
+      problems.set(i, p);
+      const result = response.events[i];
+      if (result)
+        appendWarning(result, p, {
+          path: 'event_id',
+          code: 'duplicate_event',
+          message: duplicateMessage(earlier),
+        });
+    }
+
+    const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
+    ctx.metrics.events.inc(
+      { outcome: 'processed' satisfies EventStatus, mode },
+      response.num_events_processed,
+    );
+    ctx.metrics.events.inc(
+      { outcome: 'failed' satisfies EventStatus, mode },
+      response.num_events_received - response.num_events_processed,
+    );
+    if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
+    reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
+    return JSON.stringify(response);
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyRequest } from 'fastify';
+import { parse, stringify } from 'yaml';
+
+/** A Host header this server can name itself by: a host name or address and an optional port. */
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** The origin a client reached this server at, or undefined when its Host header is not a plain host. */
+export function originOf(req: FastifyRequest): string | undefined {
+  return HOST.test(req.host) ? `${req.protocol}://${req.host}` : undefined;
+}
+
+const cache = new Map<string, { yaml: string; json: string }>();
+
+/**
+ * The published OpenAPI document with `servers` set to the origin it is served from, so "try it" and
+ * generated clients reach this server rather than the spec's example origin. Without an origin the
+ * document is served as published (C33). A few origins are kept rendered (one per name the server is reached by).
+ */
+export function openApiServedAt(
+  yamlText: string,
+  origin: string | undefined,
+): { yaml: string; json: string } {
+  const key = origin ?? '';
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const doc = parse(yamlText) as Record<string, unknown>;
+  if (origin !== undefined) {
+    const first = ((doc.servers as { description?: string }[] | undefined) ?? [])[0];
+    doc.servers = [{ url: origin, ...(first?.description ? { description: first.description } : {}) }];
+  }
+  const out = {
+    yaml: origin === undefined ? yamlText : stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }),
+    json: `${JSON.stringify(doc, null, 2)}\n`,
+  };
+  if (cache.size >= 64) cache.clear();
+  cache.set(key, out);
+  return out;
+}
