@@ -60,6 +60,40 @@ colour: blue
     expect(msg).not.toContain(T.oauthStd);
   });
 
+  test('value problems and cross-section problems come in one run, each at its line', () => {
+    const msg = issuesOf(`ad_accounts: [{id: "1", owner: bob}]
+tokens:
+  - {kind: conversion, ad_account: "1"}
+  - {kind: oauth, token: ${'a'.repeat(20)}, sha256: ${'a'.repeat(64)}, user: u, app: a, scopes: [], extra: 1}
+  - {token: ${'b'.repeat(20)}}
+server: {port: 70000}
+log_level: loud
+`);
+    for (const want of [
+      'bad.yaml:4:',
+      'tokens[1].extra: is not a config key here; allowed: id, token, sha256, revoked, kind, user, app, scopes',
+      'bad.yaml:5:5 tokens[2].kind: is missing',
+      'server.port: must be an integer from 0 to 65535; received number 70000',
+      'log_level: must be one of fatal, error, warn, info, debug, trace, silent; received "loud"',
+      'ad_accounts[0].owner: names no user of users: "bob"',
+      'tokens[0]: needs token (the token) or sha256 (its SHA-256, hex)',
+      'tokens[1]: give token or sha256, not both',
+      'tokens[1].user: names no user of users: "u"',
+      'tokens[1].app: names no app of apps: "a"',
+    ])
+      expect(msg).toContain(want);
+    expect(msg).toContain('(9 problems)');
+    expect(msg).not.toContain('b'.repeat(20));
+  });
+
+  test('a token given twice, once in clear and once as the admin token, is refused', () => {
+    expect(
+      issuesOf(
+        `ad_accounts: [{id: "1"}]\nadmin_token: ${'c'.repeat(20)}\ntokens: [{kind: conversion, token: ${'c'.repeat(20)}, ad_account: 1}]\n`,
+      ),
+    ).toContain('admin_token: is the same token as another entry; every token must be distinct');
+  });
+
   test('YAML syntax errors name the line', () => {
     expect(issuesOf('ad_accounts: [\n  - id: 1\n')).toMatch(
       /bad\.yaml:\d+:\d+ \(top level\): not valid YAML/,

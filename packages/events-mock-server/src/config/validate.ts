@@ -1,11 +1,10 @@
-import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
 import { hashToken } from '../auth/token-hash.js';
-import { ROUTES } from '../generated/routes.gen.js';
 import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
 import type { SynchronousLevel } from '../store/sqlite-store.js';
 import type { ConfigIssue } from './config-error.js';
+import { configSchema, digitsAsString, type RawConfig } from './schema.js';
 
-/** The validated config (C8 and the server options of issue point 4). */
+/** The validated config (C8 and the server options). */
 export interface ServerConfig {
   directory: DirectoryData;
   server: { host?: string; port?: number };
@@ -15,319 +14,157 @@ export interface ServerConfig {
 
 type Path = (string | number)[];
 
-const AD_ACCOUNT_ID = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);
-const SCOPES = Object.keys(SECURITY_SCHEMES.find((s) => s.name === 'oauth2')?.scopes ?? {});
-const CURRENCIES = new Set<string>(CURRENCY_CODES);
-const SYNC_LEVELS = ['FULL', 'EXTRA', 'NORMAL'] as const;
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-/** A plaintext token: no whitespace (it travels in a header) and long enough not to be guessed. */
-const TOKEN = /^[\x21-\x7e]{16,512}$/;
-
 /**
- * Validates a parsed config (YAML or an object given to startServer) and resolves it. Collects every
- * problem with its path instead of stopping at the first, so one run shows everything to fix.
+ * Validates a parsed config (YAML or an object given to startServer) and resolves it: the schema checks
+ * every value (schema.ts), then one pass checks what spans values. Every problem is collected with its
+ * path, so one run shows everything to fix.
  */
 export function validateConfig(raw: unknown): { config?: ServerConfig; issues: ConfigIssue[] } {
+  const parsed = configSchema.safeParse(raw);
   const issues: ConfigIssue[] = [];
-  const bad = (path: Path, problem: string) => issues.push({ path, problem });
-
-  const obj = (v: unknown, path: Path): Record<string, unknown> | undefined => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    bad(path, `must be a mapping; received ${describe(v)}`);
-    return undefined;
-  };
-  const keys = (o: Record<string, unknown>, path: Path, allowed: readonly string[]) => {
-    for (const k of Object.keys(o))
-      if (!allowed.includes(k)) bad([...path, k], `is not a config key here; allowed: ${allowed.join(', ')}`);
-  };
-  const str = (o: Record<string, unknown>, k: string, path: Path, required = true): string | undefined => {
-    const v = o[k];
-    if (v === undefined || v === null) {
-      if (required) bad([...path, k], 'is missing');
-      return undefined;
+  if (!parsed.success)
+    for (const i of parsed.error.issues) {
+      const path = i.path as Path;
+      // One line per unknown key, at the key itself, so the file line points at it.
+      if (i.code === 'unrecognized_keys')
+        for (const k of i.keys) issues.push({ path: [...path, k], problem: i.message });
+      else issues.push({ path, problem: i.message });
     }
-    // YAML reads 549755885175 as a number; ids are strings, and digits are what was meant.
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
-    if (typeof v !== 'string' || v === '') {
-      bad([...path, k], `must be a non-empty string; received ${describe(v)}`);
-      return undefined;
-    }
-    return v;
-  };
-  const list = (o: Record<string, unknown>, k: string, path: Path, required: boolean): unknown[] => {
-    const v = o[k];
-    if (v === undefined || v === null) {
-      if (required) bad([...path, k], 'is missing; give a list');
-      return [];
-    }
-    if (!Array.isArray(v)) {
-      bad([...path, k], `must be a list; received ${describe(v)}`);
-      return [];
-    }
-    return v;
-  };
-  const unique = (seen: Set<string>, id: string | undefined, path: Path, what: string) => {
-    if (id === undefined) return;
-    if (seen.has(id)) bad(path, `duplicate ${what} id ${JSON.stringify(id)}`);
-    seen.add(id);
-  };
-  const secret = (
-    o: Record<string, unknown>,
-    path: Path,
-    plainKey: string,
-    hashKey: string,
-  ): Buffer | undefined => {
-    const plain = o[plainKey];
-    const hash = o[hashKey];
-    if (plain !== undefined && hash !== undefined) {
-      bad(path, `give ${plainKey} or ${hashKey}, not both`);
-      return undefined;
-    }
-    if (plain !== undefined) {
-      if (typeof plain !== 'string' || !TOKEN.test(plain)) {
-        // Never echo the value: it may be a real secret with a typo.
-        bad([...path, plainKey], 'must be 16 to 512 printable characters without spaces');
-        return undefined;
-      }
-      return hashToken(plain);
-    }
-    if (hash !== undefined) {
-      if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
-        bad([...path, hashKey], 'must be the SHA-256 of the token as 64 lower-case hex characters');
-        return undefined;
-      }
-      return Buffer.from(hash, 'hex');
-    }
-    bad(path, `needs ${plainKey} (the token) or ${hashKey} (its SHA-256, hex)`);
-    return undefined;
-  };
-
-  const root = obj(raw, []);
-  if (!root) return { issues };
-  keys(
-    root,
-    [],
-    [
-      'admin_token',
-      'admin_token_sha256',
-      'ad_accounts',
-      'apps',
-      'users',
-      'tokens',
-      'server',
-      'storage',
-      'log_level',
-    ],
-  );
-
-  const directory: DirectoryData = { accounts: [], apps: [], users: [], tokens: [] };
-
-  const accountIds = new Set<string>();
-  list(root, 'ad_accounts', [], true).forEach((v, i) => {
-    const path = ['ad_accounts', i];
-    const a = obj(v, path);
-    if (!a) return;
-    keys(a, path, ['id', 'name', 'currency', 'owner']);
-    const id = str(a, 'id', path);
-    if (id !== undefined && !AD_ACCOUNT_ID.test(id))
-      bad([...path, 'id'], `must match ${AD_ACCOUNT_ID.source} (C1); received ${JSON.stringify(id)}`);
-    unique(accountIds, id, [...path, 'id'], 'ad account');
-    const currency = str(a, 'currency', path, false) ?? 'USD';
-    if (!CURRENCIES.has(currency))
-      bad(
-        [...path, 'currency'],
-        `must be an ISO-4217 code such as USD; received ${JSON.stringify(currency)}`,
-      );
-    const owner = str(a, 'owner', path, false) ?? null;
-    if (id !== undefined)
-      directory.accounts.push({ id, name: str(a, 'name', path, false) ?? id, currency, ownerUserId: owner });
-  });
-  if (directory.accounts.length === 0 && !issues.some((i) => i.path[0] === 'ad_accounts'))
-    bad(['ad_accounts'], 'must hold at least one ad account');
-
-  const appIds = new Set<string>();
-  list(root, 'apps', [], false).forEach((v, i) => {
-    const path = ['apps', i];
-    const a = obj(v, path);
-    if (!a) return;
-    keys(a, path, ['id', 'name', 'tier']);
-    const id = str(a, 'id', path);
-    unique(appIds, id, [...path, 'id'], 'app');
-    const tier = str(a, 'tier', path, false) ?? 'standard';
-    if (!(ACCESS_TIERS as readonly string[]).includes(tier))
-      bad([...path, 'tier'], `must be one of ${ACCESS_TIERS.join(', ')}; received ${JSON.stringify(tier)}`);
-    if (id !== undefined)
-      directory.apps.push({
-        id,
-        name: str(a, 'name', path, false) ?? id,
-        tier: tier as 'trial' | 'standard',
-      });
-  });
-
-  const userIds = new Set<string>();
-  list(root, 'users', [], false).forEach((v, i) => {
-    const path = ['users', i];
-    const u = obj(v, path);
-    if (!u) return;
-    keys(u, path, ['id', 'name', 'roles']);
-    const id = str(u, 'id', path);
-    unique(userIds, id, [...path, 'id'], 'user');
-    const roles: { adAccountId: string; role: string }[] = [];
-    list(u, 'roles', path, false).forEach((rv, j) => {
-      const rp = [...path, 'roles', j];
-      const r = obj(rv, rp);
-      if (!r) return;
-      keys(r, rp, ['ad_account', 'role']);
-      const account = str(r, 'ad_account', rp);
-      if (account !== undefined && !accountIds.has(account))
-        bad([...rp, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
-      if (account !== undefined)
-        roles.push({ adAccountId: account, role: str(r, 'role', rp, false) ?? 'owner' });
-    });
-    if (id !== undefined) directory.users.push({ id, name: str(u, 'name', path, false) ?? id, roles });
-  });
-  directory.accounts.forEach((a, i) => {
-    if (a.ownerUserId !== null && !userIds.has(a.ownerUserId))
-      bad(['ad_accounts', i, 'owner'], `names no user of users: ${JSON.stringify(a.ownerUserId)}`);
-  });
-
-  const tokenIds = new Set<string>();
-  const digests = new Set<string>();
-  const addToken = (t: TokenRecord, path: Path) => {
-    const hex = t.sha256.toString('hex');
-    if (digests.has(hex)) bad(path, 'is the same token as another entry; every token must be distinct');
-    digests.add(hex);
-    directory.tokens.push(t);
-  };
-  list(root, 'tokens', [], false).forEach((v, i) => {
-    const path = ['tokens', i];
-    const t = obj(v, path);
-    if (!t) return;
-    const kind = str(t, 'kind', path);
-    const common = ['id', 'kind', 'token', 'sha256', 'revoked'];
-    const id = str(t, 'id', path, false) ?? `tokens[${i}]`;
-    unique(tokenIds, id, [...path, 'id'], 'token');
-    const revoked = t.revoked ?? false;
-    if (typeof revoked !== 'boolean')
-      bad([...path, 'revoked'], `must be true or false; received ${describe(revoked)}`);
-    if (kind === 'conversion') {
-      keys(t, path, [...common, 'ad_account']);
-      const account = str(t, 'ad_account', path);
-      if (account !== undefined && !accountIds.has(account))
-        bad([...path, 'ad_account'], `names no ad account of ad_accounts: ${JSON.stringify(account)}`);
-      const sha256 = secret(t, path, 'token', 'sha256');
-      if (sha256 && account !== undefined)
-        addToken(
-          {
-            id,
-            kind,
-            sha256,
-            adAccountId: account,
-            userId: null,
-            appId: null,
-            scopes: [],
-            revoked: revoked === true,
-          },
-          path,
-        );
-    } else if (kind === 'oauth') {
-      keys(t, path, [...common, 'user', 'app', 'scopes']);
-      const user = str(t, 'user', path);
-      if (user !== undefined && !userIds.has(user))
-        bad([...path, 'user'], `names no user of users: ${JSON.stringify(user)}`);
-      const app = str(t, 'app', path);
-      if (app !== undefined && !appIds.has(app))
-        bad([...path, 'app'], `names no app of apps: ${JSON.stringify(app)}`);
-      const scopes: string[] = [];
-      list(t, 'scopes', path, true).forEach((s, j) => {
-        if (typeof s === 'string' && SCOPES.includes(s)) scopes.push(s);
-        else bad([...path, 'scopes', j], `must be one of ${SCOPES.join(', ')}; received ${describe(s)}`);
-      });
-      const sha256 = secret(t, path, 'token', 'sha256');
-      if (sha256 && user !== undefined && app !== undefined)
-        addToken(
-          {
-            id,
-            kind,
-            sha256,
-            adAccountId: null,
-            userId: user,
-            appId: app,
-            scopes,
-            revoked: revoked === true,
-          },
-          path,
-        );
-    } else if (kind !== undefined) {
-      bad([...path, 'kind'], `must be conversion or oauth; received ${JSON.stringify(kind)}`);
-    }
-  });
-
-  if (root.admin_token !== undefined || root.admin_token_sha256 !== undefined) {
-    const sha256 = secret(root, [], 'admin_token', 'admin_token_sha256');
-    if (sha256)
-      addToken(
-        {
-          id: 'admin',
-          kind: 'admin',
-          sha256,
-          adAccountId: null,
-          userId: null,
-          appId: null,
-          scopes: [],
-          revoked: false,
-        },
-        ['admin_token'],
-      );
-  }
-
-  const server: ServerConfig['server'] = {};
-  if (root.server !== undefined) {
-    const s = obj(root.server, ['server']);
-    if (s) {
-      keys(s, ['server'], ['host', 'port']);
-      const host = str(s, 'host', ['server'], false);
-      if (host !== undefined) server.host = host;
-      if (s.port !== undefined) {
-        if (typeof s.port === 'number' && Number.isInteger(s.port) && s.port >= 0 && s.port <= 65535)
-          server.port = s.port;
-        else bad(['server', 'port'], `must be an integer from 0 to 65535; received ${describe(s.port)}`);
-      }
-    }
-  }
-  const storage: ServerConfig['storage'] = {};
-  if (root.storage !== undefined) {
-    const s = obj(root.storage, ['storage']);
-    if (s) {
-      keys(s, ['storage'], ['path', 'synchronous']);
-      const p = str(s, 'path', ['storage'], false);
-      if (p !== undefined) storage.path = p;
-      const sync = str(s, 'synchronous', ['storage'], false);
-      if (sync !== undefined) {
-        const up = sync.toUpperCase();
-        if ((SYNC_LEVELS as readonly string[]).includes(up)) storage.synchronous = up as SynchronousLevel;
-        else
-          bad(
-            ['storage', 'synchronous'],
-            `must be one of ${SYNC_LEVELS.join(', ')}; received ${JSON.stringify(sync)}`,
-          );
-      }
-    }
-  }
-  const config: ServerConfig = { directory, server, storage };
-  const logLevel = str(root, 'log_level', [], false);
-  if (logLevel !== undefined) {
-    if ((LOG_LEVELS as readonly string[]).includes(logLevel)) config.logLevel = logLevel;
-    else bad(['log_level'], `must be one of ${LOG_LEVELS.join(', ')}; received ${JSON.stringify(logLevel)}`);
-  }
-  return issues.length ? { issues } : { config, issues };
+  // Runs on the raw input too, so a file with both kinds of problem shows all of them at once.
+  issues.push(...crossCheck(raw));
+  if (!parsed.success || issues.length) return { issues };
+  return { config: resolve(parsed.data), issues };
 }
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  return `${typeof v} ${String(v)}`;
+/** Reads a list of mappings of the raw config, skipping what the schema already refuses. */
+function rows(o: unknown, key: string): [Record<string, unknown>, number][] {
+  const v = (o as Record<string, unknown> | null)?.[key];
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((r, i) => (r !== null && typeof r === 'object' && !Array.isArray(r) ? [[r, i]] : []));
+}
+const id = (v: unknown) => {
+  const s = digitsAsString(v);
+  return typeof s === 'string' ? s : undefined;
+};
+
+/** Unique ids, references between sections, one secret per token and distinct tokens. */
+function crossCheck(raw: unknown): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const bad = (path: Path, problem: string) => issues.push({ path, problem });
+  const ids = (section: string, what: string) => {
+    const seen = new Set<string>();
+    for (const [r, i] of rows(raw, section)) {
+      const v = id(r.id);
+      if (v === undefined) continue;
+      if (seen.has(v)) bad([section, i, 'id'], `duplicate ${what} id ${JSON.stringify(v)}`);
+      seen.add(v);
+    }
+    return seen;
+  };
+  const refers = (set: Set<string>, value: unknown, path: Path, what: string) => {
+    const v = id(value);
+    if (v !== undefined && !set.has(v)) bad(path, `names no ${what}: ${JSON.stringify(v)}`);
+  };
+  const secret = (o: Record<string, unknown>, path: Path, plain: string, hash: string) => {
+    if (o[plain] !== undefined && o[hash] !== undefined) bad(path, `give ${plain} or ${hash}, not both`);
+    else if (o[plain] === undefined && o[hash] === undefined)
+      bad(path, `needs ${plain} (the token) or ${hash} (its SHA-256, hex)`);
+  };
+
+  const accounts = ids('ad_accounts', 'ad account');
+  const apps = ids('apps', 'app');
+  const users = ids('users', 'user');
+  ids('tokens', 'token');
+  if (
+    Array.isArray((raw as Record<string, unknown> | null)?.ad_accounts) &&
+    rows(raw, 'ad_accounts').length === 0
+  )
+    bad(['ad_accounts'], 'must hold at least one ad account');
+  for (const [a, i] of rows(raw, 'ad_accounts'))
+    if (a.owner !== undefined) refers(users, a.owner, ['ad_accounts', i, 'owner'], 'user of users');
+  for (const [u, i] of rows(raw, 'users'))
+    for (const [r, j] of rows(u, 'roles'))
+      refers(accounts, r.ad_account, ['users', i, 'roles', j, 'ad_account'], 'ad account of ad_accounts');
+  for (const [t, i] of rows(raw, 'tokens')) {
+    const path = ['tokens', i];
+    secret(t, path, 'token', 'sha256');
+    if (t.kind === 'conversion')
+      refers(accounts, t.ad_account, [...path, 'ad_account'], 'ad account of ad_accounts');
+    if (t.kind === 'oauth') {
+      refers(users, t.user, [...path, 'user'], 'user of users');
+      refers(apps, t.app, [...path, 'app'], 'app of apps');
+    }
+  }
+  const root = raw as Record<string, unknown> | null;
+  if (
+    root &&
+    typeof root === 'object' &&
+    (root.admin_token !== undefined || root.admin_token_sha256 !== undefined)
+  )
+    secret(root, [], 'admin_token', 'admin_token_sha256');
+
+  // Distinct tokens: compared by digest, so a token and its own SHA-256 given twice are caught too.
+  const digests = new Set<string>();
+  const digest = (o: Record<string, unknown>, plain: string, hash: string) =>
+    typeof o[plain] === 'string'
+      ? hashToken(o[plain]).toString('hex')
+      : typeof o[hash] === 'string'
+        ? o[hash]
+        : undefined;
+  const distinct = (d: string | undefined, path: Path) => {
+    if (d === undefined) return;
+    if (digests.has(d)) bad(path, 'is the same token as another entry; every token must be distinct');
+    digests.add(d);
+  };
+  for (const [t, i] of rows(raw, 'tokens')) distinct(digest(t, 'token', 'sha256'), ['tokens', i]);
+  if (root && typeof root === 'object')
+    distinct(digest(root, 'admin_token', 'admin_token_sha256'), ['admin_token']);
+  return issues;
+}
+
+/** The resolved config of a valid file: directory records with token digests, defaults applied. */
+function resolve(c: RawConfig): ServerConfig {
+  const digestOf = (plain: string | undefined, hash: string | undefined) =>
+    plain !== undefined ? hashToken(plain) : Buffer.from(hash as string, 'hex');
+  const none = { adAccountId: null, userId: null, appId: null, scopes: [] as string[] };
+  const tokens: TokenRecord[] = c.tokens.map((t, i) => {
+    const common = {
+      ...none,
+      id: t.id ?? `tokens[${i}]`,
+      sha256: digestOf(t.token, t.sha256),
+      revoked: t.revoked,
+    };
+    return t.kind === 'conversion'
+      ? { ...common, kind: t.kind, adAccountId: t.ad_account }
+      : { ...common, kind: t.kind, userId: t.user, appId: t.app, scopes: t.scopes };
+  });
+  if (c.admin_token !== undefined || c.admin_token_sha256 !== undefined)
+    tokens.push({
+      ...none,
+      id: 'admin',
+      kind: 'admin',
+      sha256: digestOf(c.admin_token, c.admin_token_sha256),
+      revoked: false,
+    });
+  const config: ServerConfig = {
+    directory: {
+      accounts: c.ad_accounts.map((a) => ({
+        id: a.id,
+        name: a.name ?? a.id,
+        currency: a.currency,
+        ownerUserId: a.owner ?? null,
+      })),
+      apps: c.apps.map((a) => ({ id: a.id, name: a.name ?? a.id, tier: a.tier as 'trial' | 'standard' })),
+      users: c.users.map((u) => ({
+        id: u.id,
+        name: u.name ?? u.id,
+        roles: u.roles.map((r) => ({ adAccountId: r.ad_account, role: r.role })),
+      })),
+      tokens,
+    },
+    server: { ...c.server },
+    storage: { ...c.storage },
+  };
+  if (c.log_level !== undefined) config.logLevel = c.log_level;
+  return config;
 }

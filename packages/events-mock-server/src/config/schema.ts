@@ -1,0 +1,152 @@
+import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
+import { z } from 'zod';
+import { ROUTES } from '../generated/routes.gen.js';
+
+/**
+ * The shape of a config file (C8 and the server options), as a zod schema: types, patterns, enums and
+ * defaults. What one value cannot say alone (unique ids, references between sections, token or its hash)
+ * is the short cross-reference pass of validate.ts. Enum values come from the spec's generated constants.
+ */
+
+const AD_ACCOUNT_ID = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);
+const SCOPES = Object.keys(SECURITY_SCHEMES.find((s) => s.name === 'oauth2')?.scopes ?? {}) as [
+  string,
+  ...string[],
+];
+const CURRENCIES = new Set<string>(CURRENCY_CODES);
+export const SYNC_LEVELS = ['FULL', 'EXTRA', 'NORMAL'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** A plaintext token: no whitespace (it travels in a header) and long enough not to be guessed. */
+const TOKEN = /^[\x21-\x7e]{16,512}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** How a received value is named in a problem: short, and never a whole secret. */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  return `${typeof v} ${String(v)}`;
+}
+
+const missingOr =
+  (problem: string, missing = 'is missing') =>
+  (iss: { input?: unknown }) =>
+    iss.input === undefined ? missing : `${problem}; received ${describe(iss.input)}`;
+
+/** YAML reads 549755885175 as a number; ids are strings, and digits are what was meant. */
+export const digitsAsString = (v: unknown) =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : v;
+
+const text = () =>
+  z.preprocess(
+    digitsAsString,
+    z.string({ error: missingOr('must be a non-empty string') }).min(1, {
+      error: 'must be a non-empty string; received ""',
+    }),
+  );
+
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: missingOr(`must be one of ${values.join(', ')}`) });
+
+const list = <T extends z.ZodType>(item: T) =>
+  z.array(item, { error: missingOr('must be a list', 'is missing; give a list') });
+
+/** Never echoes the value: it may be a real secret with a typo. */
+const plainToken = z
+  .string({ error: 'must be 16 to 512 printable characters without spaces' })
+  .regex(TOKEN, { error: 'must be 16 to 512 printable characters without spaces' });
+const tokenSha256 = z
+  .string({ error: 'must be the SHA-256 of the token as 64 lower-case hex characters' })
+  .regex(SHA256_HEX, { error: 'must be the SHA-256 of the token as 64 lower-case hex characters' });
+
+/** Unknown keys are refused, naming the keys allowed at that place (a typo is the usual cause). */
+const object = <S extends z.core.$ZodLooseShape>(shape: S) =>
+  z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `is not a config key here; allowed: ${Object.keys(shape).join(', ')}`
+        : missingOr('must be a mapping')(iss),
+  });
+
+const adAccount = object({
+  id: text().pipe(
+    z.string().regex(AD_ACCOUNT_ID, { error: missingOr(`must match ${AD_ACCOUNT_ID.source} (C1)`) }),
+  ),
+  name: text().optional(),
+  currency: text()
+    .pipe(
+      z.string().refine((c) => CURRENCIES.has(c), {
+        error: missingOr('must be an ISO-4217 code such as USD'),
+      }),
+    )
+    .default('USD'),
+  owner: text().optional(),
+});
+
+const app = object({
+  id: text(),
+  name: text().optional(),
+  tier: oneOf(ACCESS_TIERS as unknown as readonly [string, ...string[]]).default('standard'),
+});
+
+const user = object({
+  id: text(),
+  name: text().optional(),
+  roles: list(object({ ad_account: text(), role: text().default('owner') })).default([]),
+});
+
+const tokenCommon = {
+  id: text().optional(),
+  token: plainToken.optional(),
+  sha256: tokenSha256.optional(),
+  revoked: z.boolean({ error: missingOr('must be true or false') }).default(false),
+};
+
+const token = z.discriminatedUnion(
+  'kind',
+  [
+    object({ ...tokenCommon, kind: z.literal('conversion'), ad_account: text() }),
+    object({
+      ...tokenCommon,
+      kind: z.literal('oauth'),
+      user: text(),
+      app: text(),
+      scopes: list(oneOf(SCOPES)),
+    }),
+  ],
+  {
+    // The union's input is the whole token; the problem is its kind.
+    error: (iss) =>
+      missingOr('must be conversion or oauth')({ input: (iss.input as { kind?: unknown })?.kind }),
+  },
+);
+
+export const configSchema = object({
+  admin_token: plainToken.optional(),
+  admin_token_sha256: tokenSha256.optional(),
+  ad_accounts: list(adAccount),
+  apps: list(app).default([]),
+  users: list(user).default([]),
+  tokens: list(token).default([]),
+  server: object({
+    host: text().optional(),
+    port: z
+      .number({ error: missingOr('must be an integer from 0 to 65535') })
+      .int({ error: missingOr('must be an integer from 0 to 65535') })
+      .min(0, { error: missingOr('must be an integer from 0 to 65535') })
+      .max(65535, { error: missingOr('must be an integer from 0 to 65535') })
+      .optional(),
+  }).default({}),
+  storage: object({
+    path: text().optional(),
+    // Case does not matter to SQLite; the resolved value is upper-case.
+    synchronous: z
+      .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), oneOf(SYNC_LEVELS))
+      .optional(),
+  }).default({}),
+  log_level: oneOf(LOG_LEVELS).optional(),
+});
+
+export type RawConfig = z.output<typeof configSchema>;
+export type RawToken = RawConfig['tokens'][number];
