@@ -1,6 +1,7 @@
 // The floor of the bench: a bare node:http server that reads the body, runs JSON.parse and answers a fixed
 // body. Nothing can ingest a batch faster than this on the same machine.
 import { createServer } from 'node:http';
+import { serveProbe } from './probe.js';
 
 const answer = Buffer.from('{"ok":true}');
 const server = createServer((req, res) => {
@@ -14,8 +15,8 @@ const server = createServer((req, res) => {
 });
 server.listen(0, '127.0.0.1', () => {
   const a = server.address();
-  process.send?.({ url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}` });
-});
-process.on('message', (m) => {
-  if (m === 'rss') process.send?.({ maxRSS: process.resourceUsage().maxRSS * 1024 });
+  serveProbe(
+    `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`,
+    () => new Promise((r) => server.close(() => r())),
+  );
 });

@@ -3,6 +3,7 @@
 // /dev/null. Test requests are limited to 10 per second per token (C7), so the bench rotates over
 // BENCH_TOKENS tokens: the limiter still runs on every request, it just never refuses.
 import { startServer } from '../src/index.js';
+import { serveProbe } from './probe.js';
 
 const db = process.env.BENCH_DB ?? ':memory:';
 const tokens = Number(process.env.BENCH_TOKENS ?? 1);
@@ -22,7 +23,4 @@ const server = await startServer({
     })),
   },
 });
-process.send?.({ url: server.url });
-process.on('message', (m) => {
-  if (m === 'rss') process.send?.({ maxRSS: process.resourceUsage().maxRSS * 1024 });
-});
+serveProbe(server.url, () => server.close());

@@ -4,15 +4,21 @@
 // generator (this process) does not share its event loop. Every request carries fresh event_ids, so the
 // stored run never turns into a dedup test.
 //
+// Each row also gives the server's event-loop delay p99 and CPU time per event over the measured run (read
+// inside the server process, see probe.ts), and its RSS when idle after start.
+//
 // Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000); passed on to the
 // server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread).
+// `--profile` writes V8 CPU profiles per target and size into bench-profiles/<target>-<size>/, one per
+// thread (open them in Chrome DevTools; the largest is the main thread's).
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
+import type { ProbeStats } from './probe.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const SIZES = (process.env.BENCH_SIZES ?? '1,100,1000').split(',').map(Number);
@@ -22,17 +28,26 @@ const TOKENS = 4000;
 const ACCOUNT = '549755885175';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const execArgv = ['--conditions=@org/source', '--import', 'tsx'];
+const PROFILE_DIR = process.argv.includes('--profile')
+  ? fileURLToPath(new URL('../bench-profiles/', import.meta.url))
+  : null;
 
 interface Child {
   proc: ChildProcess;
   url: string;
-  maxRSS(): Promise<number>;
+  /** Starts the measured window (event-loop delay, CPU). */
+  mark(): void;
+  stats(): Promise<ProbeStats>;
   stop(): Promise<void>;
 }
 
-function start(script: string, env: Record<string, string> = {}): Promise<Child> {
+function start(script: string, env: Record<string, string> = {}, profileName?: string): Promise<Child> {
+  // One folder per target: every thread (the store thread, tsx's loader) writes its own profile there.
+  const profileDir = PROFILE_DIR && profileName ? join(PROFILE_DIR, profileName) : null;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const proc = fork(here(script), [], {
-    execArgv,
+    execArgv: [...execArgv, ...profile],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -43,16 +58,18 @@ function start(script: string, env: Record<string, string> = {}): Promise<Child>
       resolve({
         proc,
         url: m.url,
-        maxRSS: () =>
+        mark: () => proc.send('start'),
+        stats: () =>
           new Promise((r) => {
-            proc.once('message', (x: { maxRSS: number }) => r(x.maxRSS));
-            proc.send('rss');
+            proc.once('message', (x: ProbeStats) => r(x));
+            proc.send('stats');
           }),
+        // A clean exit (not a signal), so a CPU profile is written.
         stop: () =>
           new Promise((r) => {
             proc.removeAllListeners('exit');
             proc.once('exit', () => r());
-            proc.kill('SIGTERM');
+            proc.send('stop');
           }),
       }),
     );
@@ -107,6 +124,9 @@ interface Row {
   p50: number;
   p99: number;
   rss: number;
+  idleRss: number;
+  lagP99: number;
+  cpuPerEvent: number;
   errors: number;
 }
 
@@ -137,8 +157,10 @@ async function load(url: string, path: string, size: number, duration: number): 
 
 async function measure(target: string, child: Child, path: string, size: number): Promise<Row> {
   await load(child.url, path, size, 2); // warm-up: JIT, SQLite cache
+  child.mark();
   const r = await load(child.url, path, size, DURATION);
-  const rss = await child.maxRSS();
+  const s = await child.stats();
+  const events = r.requests.total * size;
   return {
     target,
     size,
@@ -146,7 +168,10 @@ async function measure(target: string, child: Child, path: string, size: number)
     events: r.requests.average * size,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    rss,
+    rss: s.maxRSS,
+    idleRss: s.idleRSS,
+    lagP99: s.lagP99,
+    cpuPerEvent: events > 0 ? s.cpuMicros / events : 0,
     errors: r.errors + r.timeouts + r.non2xx,
   };
 }
@@ -157,19 +182,27 @@ const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
 try {
   for (const size of SIZES) {
-    const floor = await start('./floor-server.ts');
+    const floor = await start('./floor-server.ts', {}, `floor-${size}`);
     rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
     await floor.stop();
-    const test = await start('./mock-server.ts', {
-      BENCH_DB: join(dir, `test-${size}.db`),
-      BENCH_TOKENS: String(TOKENS),
-    });
+    const test = await start(
+      './mock-server.ts',
+      {
+        BENCH_DB: join(dir, `test-${size}.db`),
+        BENCH_TOKENS: String(TOKENS),
+      },
+      `test-mode-${size}`,
+    );
     rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
     await test.stop();
-    const stored = await start('./mock-server.ts', {
-      BENCH_DB: join(dir, `stored-${size}.db`),
-      BENCH_TOKENS: String(TOKENS),
-    });
+    const stored = await start(
+      './mock-server.ts',
+      {
+        BENCH_DB: join(dir, `stored-${size}.db`),
+        BENCH_TOKENS: String(TOKENS),
+      },
+      `sqlite-${size}`,
+    );
     rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
     await stored.stop();
     process.stderr.write(`size ${size} done\n`);
@@ -184,14 +217,15 @@ const lines = [
   `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ` +
     `${DURATION} s per run after a 2 s warm-up; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
   '',
-  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | peak RSS MB | vs floor (events/s) | errors |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | idle / peak RSS MB | vs floor (events/s) | errors |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 for (const r of rows) {
   const floor = rows.find((f) => f.size === r.size && f.target.startsWith('floor'));
   const ratio = floor ? r.events / floor.events : 1;
   lines.push(
-    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.rss / 2 ** 20)} | ${fmt(ratio, 2)} | ${r.errors} |`,
+    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${fmt(ratio, 2)} | ${r.errors} |`,
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
+if (PROFILE_DIR) process.stdout.write(`CPU profiles: ${PROFILE_DIR}\n`);
