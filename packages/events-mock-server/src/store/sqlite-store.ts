@@ -2,6 +2,7 @@ import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
+import { DedupLookup } from './sqlite-dedup.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
   type AccountReportData,
@@ -33,14 +34,6 @@ export interface SqliteStoreOptions {
   synchronous?: SynchronousLevel;
 }
 
-/** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
-interface DedupRow {
-  source: 'api' | 'tag';
-  seen_at: number;
-  event_time: number;
-  event_seq: number | null;
-}
-
 interface EventRow {
   seq: number;
   ad_account_id: string;
@@ -55,7 +48,7 @@ interface EventRow {
   event: string;
 }
 
-/** Rows per multi-row statement (8 parameters per event row: far below SQLite's variable limit). */
+/** Rows per multi-row insert (8 parameters per event row: far below SQLite's variable limit). */
 const CHUNK = 64;
 
 /** How often tag events older than the dedup window are deleted, in batches. */
@@ -75,7 +68,8 @@ export class SqliteStore implements Store {
     (bs: BatchWrite[]) => ({ ok: true; value: BatchResult } | { ok: false; error: unknown })[]
   >;
   readonly #queue: { batch: BatchWrite; resolve(r: BatchResult): void; reject(e: unknown): void }[] = [];
-  readonly #chunked = new Map<string, Statement>();
+  readonly #inserts = new Map<number, Statement>();
+  readonly #dedup: DedupLookup;
   #batches = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -98,6 +92,7 @@ export class SqliteStore implements Store {
       this.#db.exec(SCHEMA_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       this.#s = prepare(this.#db);
+      this.#dedup = new DedupLookup(this.#db);
       this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));
       this.#group = this.#db.transaction((bs: BatchWrite[]) =>
         bs.map((b) => {
@@ -243,10 +238,7 @@ export class SqliteStore implements Store {
     keys: readonly DedupKey[],
     since: number,
   ): Promise<Map<string, Earlier>> {
-    const out = new Map<string, Earlier>();
-    for (const [k, r] of this.#lookup(adAccountId, keys, since))
-      out.set(k, { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
-    return out;
+    return this.#dedup.earlier(adAccountId, keys, since);
   }
 
   /**
@@ -302,7 +294,7 @@ export class SqliteStore implements Store {
       }
       return c;
     };
-    const earlier = this.#lookup(b.adAccountId, b.events, b.dedupSince);
+    const earlier = this.#dedup.rows(b.adAccountId, b.events, b.dedupSince);
     // Keys first seen in this batch: index into `fresh`, whose seq is known after the insert.
     const inBatch = new Map<string, number>();
     const fresh: EventToStore[] = [];
@@ -344,36 +336,6 @@ export class SqliteStore implements Store {
     return { duplicates };
   }
 
-  /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
-  #lookup(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, DedupRow> {
-    const out = new Map<string, DedupRow>();
-    // Most deployments never record tag events: one cheap probe saves a lookup per chunk. (Asked per batch,
-    // not cached, because another process on the same file may record some.)
-    const tags = this.#s.anyTag.get() !== undefined;
-    const keep = (k: string, r: DedupRow) => {
-      const cur = out.get(k);
-      if (r.seen_at >= since && (!cur || r.seen_at < cur.seen_at)) out.set(k, r);
-    };
-    for (let i = 0; i < keys.length; i += CHUNK) {
-      const chunk = keys.slice(i, i + CHUNK);
-      const args: (string | number)[] = [adAccountId];
-      for (const k of chunk) args.push(k.eventId, k.eventName);
-      args.push(since);
-      for (const r of this.#stmt('lookup', chunk.length).all(...args) as (DedupRow & {
-        event_name: string;
-        event_id: string;
-      })[])
-        keep(dedupKey(r.event_name, r.event_id), r);
-      if (tags)
-        for (const r of this.#stmt('lookupTags', chunk.length).all(...args) as (DedupRow & {
-          event_name: string;
-          event_id: string;
-        })[])
-          keep(dedupKey(r.event_name, r.event_id), r);
-    }
-    return out;
-  }
-
   /** Inserts rows in multi-row statements; returns their seqs (rowids are consecutive within a statement). */
   #insertEvents(b: BatchWrite, rows: readonly EventToStore[], usages: readonly string[]): number[] {
     const seqs: number[] = [];
@@ -393,19 +355,18 @@ export class SqliteStore implements Store {
           e.json,
         );
       }
-      const last = Number(this.#stmt('insert', n).run(...args).lastInsertRowid);
+      const last = Number(this.#insert(n).run(...args).lastInsertRowid);
       for (let j = 0; j < n; j++) seqs.push(last - n + 1 + j);
     }
     return seqs;
   }
 
-  /** Multi-row statements by kind and row count, prepared once each. */
-  #stmt(kind: ChunkedKind, n: number): Statement {
-    const key = `${kind}:${n}`;
-    let st = this.#chunked.get(key);
+  /** Multi-row inserts by row count, prepared once each. */
+  #insert(n: number): Statement {
+    let st = this.#inserts.get(n);
     if (!st) {
-      st = this.#db.prepare(chunkedSql(kind, n));
-      this.#chunked.set(key, st);
+      st = this.#db.prepare(insertSql(n));
+      this.#inserts.set(n, st);
     }
     return st;
   }
@@ -417,7 +378,9 @@ export class SqliteStore implements Store {
         let recorded = 0;
         for (const e of events) {
           // The first sighting within the window wins: a tag event seen after an earlier one changes nothing.
-          const earlier = this.#lookup(e.adAccountId, [e], dedupSince).get(dedupKey(e.eventName, e.eventId));
+          const earlier = this.#dedup
+            .rows(e.adAccountId, [e], dedupSince)
+            .get(dedupKey(e.eventName, e.eventId));
           if (earlier && earlier.seen_at <= e.eventTime * 1000) continue;
           s.upsertTag.run(e.adAccountId, e.eventName, e.eventId, e.eventTime * 1000, e.eventTime);
           recorded++;
@@ -529,7 +492,6 @@ function prepare(db: Db) {
        ON CONFLICT (ad_account_id, event_id, event_name) DO UPDATE SET seen_at = excluded.seen_at, event_time = excluded.event_time`,
     ),
     pruneTags: p('DELETE FROM tag_events WHERE seen_at < ?'),
-    anyTag: p('SELECT 1 FROM tag_events LIMIT 1'),
     markDuplicate: p(
       "UPDATE events SET dedup_status = 'deduplicated', duplicates = duplicates + ? WHERE seq = ?",
     ),
@@ -545,21 +507,10 @@ function prepare(db: Db) {
   };
 }
 
-type ChunkedKind = 'lookup' | 'lookupTags' | 'insert';
-
-function chunkedSql(kind: ChunkedKind, n: number): string {
-  const rows = (row: string) => Array.from({ length: n }, () => row).join(', ');
-  switch (kind) {
-    case 'lookup':
-      return `SELECT event_name, event_id, 'api' AS source, received_at AS seen_at, event_time, seq AS event_seq FROM events
-        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows('(?, ?)')}) AND received_at >= ?`;
-    case 'lookupTags':
-      return `SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq FROM tag_events
-        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows('(?, ?)')}) AND seen_at >= ?`;
-    case 'insert':
-      return `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
-        VALUES ${rows("(?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)")}`;
-  }
+function insertSql(n: number): string {
+  const rows = Array.from({ length: n }, () => "(?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)").join(', ');
+  return `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
+        VALUES ${rows}`;
 }
 
 function encodeCursor(seq: number): string {

@@ -1,0 +1,84 @@
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { type DedupKey, dedupKey, type Earlier } from './store.js';
+
+/** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
+export interface DedupRow {
+  source: 'api' | 'tag';
+  seen_at: number;
+  event_time: number;
+  event_seq: number | null;
+}
+
+/** Keys per lookup statement (2 parameters each: far below SQLite's variable limit). */
+const CHUNK = 64;
+
+type Kind = 'lookup' | 'lookupTags';
+
+function lookupSql(kind: Kind, n: number): string {
+  const rows = Array.from({ length: n }, () => '(?, ?)').join(', ');
+  return kind === 'lookup'
+    ? `SELECT event_name, event_id, 'api' AS source, received_at AS seen_at, event_time, seq AS event_seq FROM events
+        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows}) AND received_at >= ?`
+    : `SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq FROM tag_events
+        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows}) AND seen_at >= ?`;
+}
+
+/**
+ * The dedup lookup of C6 on one connection: the writer's, inside its batch transaction, or a read-only
+ * connection of the event loop (test mode, C7), which WAL lets read beside the writer thread without a
+ * thread hop. Keys are looked up in chunks of multi-row statements, each prepared once.
+ */
+export class DedupLookup {
+  static readonly CHUNK = CHUNK;
+  readonly #db: Db;
+  readonly #anyTag: Statement;
+  readonly #stmts = new Map<string, Statement>();
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#anyTag = db.prepare('SELECT 1 FROM tag_events LIMIT 1');
+  }
+
+  /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
+  rows(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, DedupRow> {
+    const out = new Map<string, DedupRow>();
+    // Most deployments never record tag events: one cheap probe saves a lookup per chunk. (Asked per call,
+    // not cached, because another connection or process on the same file may record some.)
+    const tags = this.#anyTag.get() !== undefined;
+    const keep = (k: string, r: DedupRow) => {
+      const cur = out.get(k);
+      if (r.seen_at >= since && (!cur || r.seen_at < cur.seen_at)) out.set(k, r);
+    };
+    for (let i = 0; i < keys.length; i += CHUNK) {
+      const chunk = keys.slice(i, i + CHUNK);
+      const args: (string | number)[] = [adAccountId];
+      for (const k of chunk) args.push(k.eventId, k.eventName);
+      args.push(since);
+      type Found = DedupRow & { event_name: string; event_id: string };
+      for (const r of this.#stmt('lookup', chunk.length).all(...args) as Found[])
+        keep(dedupKey(r.event_name, r.event_id), r);
+      if (tags)
+        for (const r of this.#stmt('lookupTags', chunk.length).all(...args) as Found[])
+          keep(dedupKey(r.event_name, r.event_id), r);
+    }
+    return out;
+  }
+
+  /** The same, as the Store interface answers it. */
+  earlier(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, Earlier> {
+    const out = new Map<string, Earlier>();
+    for (const [k, r] of this.rows(adAccountId, keys, since))
+      out.set(k, { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
+    return out;
+  }
+
+  #stmt(kind: Kind, n: number): Statement {
+    const key = `${kind}:${n}`;
+    let st = this.#stmts.get(key);
+    if (!st) {
+      st = this.#db.prepare(lookupSql(kind, n));
+      this.#stmts.set(key, st);
+    }
+    return st;
+  }
+}
