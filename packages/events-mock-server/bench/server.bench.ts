@@ -27,7 +27,8 @@ const CONNECTIONS = 10;
 const TOKENS = 4000;
 const ACCOUNT = '549755885175';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const execArgv = ['--conditions=@org/source', '--import', 'tsx'];
+/** tsx runs the bench's own .ts children; the server code they import is the built package. */
+const execArgv = ['--import', 'tsx'];
 const PROFILE_DIR = process.argv.includes('--profile')
   ? fileURLToPath(new URL('../bench-profiles/', import.meta.url))
   : null;
