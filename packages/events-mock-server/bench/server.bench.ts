@@ -18,7 +18,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import type { ProbeStats } from './probe.js';
+import type { ProbeStats } from './probe-stats.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const SIZES = (process.env.BENCH_SIZES ?? '1,100,1000').split(',').map(Number);
@@ -27,8 +27,7 @@ const CONNECTIONS = 10;
 const TOKENS = 4000;
 const ACCOUNT = '549755885175';
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-/** tsx runs the bench's own .ts children; the server code they import is the built package. */
-const execArgv = ['--import', 'tsx'];
+
 const PROFILE_DIR = process.argv.includes('--profile')
   ? fileURLToPath(new URL('../bench-profiles/', import.meta.url))
   : null;
@@ -48,7 +47,7 @@ function start(script: string, env: Record<string, string> = {}, profileName?: s
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const proc = fork(here(script), [], {
-    execArgv: [...execArgv, ...profile],
+    execArgv: profile,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -183,11 +182,11 @@ const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
 try {
   for (const size of SIZES) {
-    const floor = await start('./floor-server.ts', {}, `floor-${size}`);
+    const floor = await start('./floor-server.mjs', {}, `floor-${size}`);
     rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
     await floor.stop();
     const test = await start(
-      './mock-server.ts',
+      './mock-server.mjs',
       {
         BENCH_DB: join(dir, `test-${size}.db`),
         BENCH_TOKENS: String(TOKENS),
@@ -197,7 +196,7 @@ try {
     rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
     await test.stop();
     const stored = await start(
-      './mock-server.ts',
+      './mock-server.mjs',
       {
         BENCH_DB: join(dir, `stored-${size}.db`),
         BENCH_TOKENS: String(TOKENS),

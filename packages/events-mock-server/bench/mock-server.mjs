@@ -2,10 +2,10 @@
 // events, seed 8 rule 2), SQLite in a fresh file with the default synchronous=FULL, logs at info to
 // /dev/null. Test requests are limited to 10 per second per token (C7), so the bench rotates over
 // BENCH_TOKENS tokens: the limiter still runs on every request, it just never refuses.
-// The built package (dist), as operators run it: `pnpm bench` builds first (turbo), and the source through tsx
-// would add its transpiler's memory to every RSS figure.
+// The built package (dist), as operators run it: `pnpm bench` builds first (turbo). Plain JavaScript, so no
+// transpiler adds its memory to the RSS figures.
 import { startServer } from '@org/events-mock-server';
-import { serveProbe } from './probe.js';
+import { serveProbe } from './probe.mjs';
 
 const db = process.env.BENCH_DB ?? ':memory:';
 const tokens = Number(process.env.BENCH_TOKENS ?? 1);

@@ -1,20 +1,14 @@
 // The measuring side of a bench child: the parent asks for figures over IPC, so the load generator's own
 // event loop and CPU never count. `start` resets the window; `stats` answers the figures since `start`.
+// Plain JavaScript, like the other children, so no transpiler adds its memory to the RSS figures.
 // `stop` exits cleanly so a `--cpu-prof` profile (pnpm bench --profile) is written.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-export interface ProbeStats {
-  /** Peak RSS of the process's life, in bytes. */
-  maxRSS: number;
-  /** RSS right after start, before any load, in bytes. */
-  idleRSS: number;
-  /** Event-loop delay p99 since `start`, in milliseconds. */
-  lagP99: number;
-  /** CPU time (user + system) since `start`, in microseconds. */
-  cpuMicros: number;
-}
-
-export function serveProbe(url: string, close: () => Promise<void>): void {
+/**
+ * @param {string} url
+ * @param {() => Promise<void>} close
+ */
+export function serveProbe(url, close) {
   const idleRSS = process.memoryUsage.rss();
   // The histogram records whole timer intervals; the delay is what exceeds the interval.
   const RESOLUTION_MS = 5;
@@ -27,7 +21,8 @@ export function serveProbe(url: string, close: () => Promise<void>): void {
       cpu = process.cpuUsage();
     } else if (m === 'stats') {
       const used = process.cpuUsage(cpu);
-      const stats: ProbeStats = {
+      /** @type {import('./probe-stats.js').ProbeStats} */
+      const stats = {
         maxRSS: process.resourceUsage().maxRSS * 1024,
         idleRSS,
         lagP99: Math.max(0, lag.percentile(99) / 1e6 - RESOLUTION_MS),
