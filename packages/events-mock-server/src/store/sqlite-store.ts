@@ -84,11 +84,10 @@ export class SqliteStore implements Store {
       this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       // Another process holding the write lock: wait rather than fail the batch at once.
       this.#db.pragma('busy_timeout = 5000');
-      // Dedup lookups probe an index at random keys; with SQLite's default 2 MB page cache, the event rows
-      // written by every batch evict that index and each probe becomes a pread. A larger cache and memory-
-      // mapped reads keep probes in memory (see README, Performance). Writes still go through the WAL.
-      this.#db.pragma('cache_size = -65536');
-      if (!memory) this.#db.pragma('mmap_size = 268435456');
+      // Dedup lookups probe an index at random keys; SQLite's default 2 MB page cache lets the event rows of
+      // every batch evict that index. 16 MB keeps its upper levels: 300,000 stored 1000-event rows commit as
+      // fast as with a 64 MB cache plus memory-mapped reads, for 75 MB less RSS (see README, Performance).
+      this.#db.pragma('cache_size = -16384');
       this.#db.exec(SCHEMA_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       this.#s = prepare(this.#db);
