@@ -13,9 +13,10 @@ import { ValidationPool } from './pipeline/pool.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import type { DocsSource } from './routes/docs.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
-import { SqliteStore, type SynchronousLevel } from './store/sqlite-store.js';
+import { openStore } from './store/open-store.js';
+import type { SynchronousLevel } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
-import { ThreadedSqliteStore } from './store/threaded-store.js';
+import { parseStoreUrl, type StoreLocation } from './store/store-url.js';
 
 export interface StartServerOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -27,8 +28,15 @@ export interface StartServerOptions {
    * account, a conversion token, an OAuth token with ads:write and an admin token (returned in `demo`).
    */
   config?: string | Record<string, unknown>;
+  /**
+   * Where to keep events (C47): `sqlite:PATH`, `:memory:` or `postgres://...`. Wins over `db` and the
+   * config's `storage.url`/`storage.path`. Ignored with `store`.
+   */
+  storeUrl?: string;
   /** SQLite file, or `:memory:` (the default here; the bin defaults to ./events.db). Ignored with `store`. */
   db?: string;
+  /** PostgreSQL connections of this process at most (default 10). */
+  poolSize?: number;
   /** PRAGMA synchronous of the SQLite store; FULL by default (see README, Durability). */
   synchronous?: SynchronousLevel;
   /**
@@ -80,6 +88,17 @@ function resolveConfig(config: StartServerOptions['config']): {
   };
 }
 
+/** The store the options and the config name: storeUrl, then db, then storage.url, then storage.path. */
+function storeLocation(options: StartServerOptions, config: ServerConfig): StoreLocation {
+  const url = options.storeUrl ?? (options.db === undefined ? config.storage.url : undefined);
+  if (url !== undefined) {
+    const parsed = parseStoreUrl(url);
+    if ('error' in parsed) throw new Error(`store URL ${parsed.error}`);
+    return parsed;
+  }
+  return { kind: 'sqlite', path: options.db ?? config.storage.path ?? ':memory:' };
+}
+
 /**
  * Starts the service in this process (issue point 5): for integrators' own tests, and used by the bin.
  * The config seeds accounts, apps, users and tokens into the store (C8) before the port opens.
@@ -88,15 +107,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const { config, demo } = resolveConfig(options.config);
   const logger = options.logger ?? createLogger(options.logLevel ?? config.logLevel ?? 'silent');
   const clock = options.clock ?? systemClock;
-  const sqlite = {
-    path: options.db ?? config.storage.path ?? ':memory:',
-    synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
-  } as const;
   const store =
     options.store ??
-    ((options.storeThread ?? sqlite.path !== ':memory:')
-      ? await ThreadedSqliteStore.open(sqlite)
-      : new SqliteStore(sqlite));
+    (await openStore(storeLocation(options, config), {
+      synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
+      ...(options.storeThread !== undefined ? { storeThread: options.storeThread } : {}),
+      ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+      onIdleError: (e) => logger.warn({ err: e }, 'store connection lost'),
+    }));
   let app: FastifyInstance | undefined;
   let validation: ValidationPool | undefined;
   try {

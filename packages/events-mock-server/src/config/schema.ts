@@ -1,6 +1,7 @@
 import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
 import { ROUTES } from '../generated/routes.gen.js';
+import { parseStoreUrl } from '../store/store-url.js';
 
 /**
  * The shape of a config file (C8 and the server options), as a zod schema: types, patterns, enums and
@@ -139,6 +140,14 @@ export const configSchema = object({
       .optional(),
   }).default({}),
   storage: object({
+    /** sqlite:PATH, :memory: or postgres://... (C47); `path` is the older spelling of an SQLite file. */
+    url: text()
+      .superRefine((v, ctx) => {
+        if (typeof v !== 'string') return;
+        const parsed = parseStoreUrl(v);
+        if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+      })
+      .optional(),
     path: text().optional(),
     // Case does not matter to SQLite; the resolved value is upper-case.
     synchronous: z

@@ -8,7 +8,7 @@ import { configSchema, digitsAsString, type RawConfig } from './schema.js';
 export interface ServerConfig {
   directory: DirectoryData;
   server: { host?: string; port?: number };
-  storage: { path?: string; synchronous?: SynchronousLevel };
+  storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   logLevel?: string;
 }
 

@@ -2,11 +2,11 @@ import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
+import { decodeCursor, type EventRow, eventPage } from './event-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
   type AccountReportData,
-  BadCursorError,
   type BatchResult,
   type BatchWrite,
   type CustomEventTypeRow,
@@ -32,20 +32,6 @@ export interface SqliteStoreOptions {
    * loss: it is there for benchmarks and throwaway CI runs, and named as such in the README.
    */
   synchronous?: SynchronousLevel;
-}
-
-interface EventRow {
-  seq: number;
-  ad_account_id: string;
-  event_name: string;
-  event_id: string;
-  event_time: number;
-  received_at: number;
-  request_id: string;
-  usage: string;
-  dedup_status: 'unique' | 'deduplicated';
-  duplicates: number;
-  event: string;
 }
 
 /** Rows per multi-row insert (8 parameters per event row: far below SQLite's variable limit). */
@@ -406,23 +392,7 @@ export class SqliteStore implements Store {
     filter('seq < ?', f.cursor === undefined ? undefined : decodeCursor(f.cursor));
     const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
     const rows = this.#db.prepare(sql).all(...args, f.limit + 1) as EventRow[];
-    const page = rows.slice(0, f.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((r) => ({
-        adAccountId: r.ad_account_id,
-        eventName: r.event_name,
-        eventId: r.event_id,
-        eventTime: r.event_time,
-        receivedAt: r.received_at,
-        requestId: r.request_id,
-        usage: r.usage ? r.usage.split(',') : [],
-        dedupStatus: r.dedup_status,
-        duplicates: r.duplicates,
-        event: JSON.parse(r.event) as unknown,
-      })),
-      nextCursor: rows.length > f.limit && last ? encodeCursor(last.seq) : null,
-    };
+    return eventPage(rows, f.limit);
   }
 
   async report(adAccountId: string): Promise<AccountReportData> {
@@ -510,14 +480,4 @@ function insertSql(n: number): string {
   const rows = Array.from({ length: n }, () => "(?, ?, ?, ?, ?, ?, ?, 'unique', 0, ?)").join(', ');
   return `INSERT INTO events (ad_account_id, event_name, event_id, event_time, received_at, request_id, usage, dedup_status, duplicates, event)
         VALUES ${rows}`;
-}
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`seq:${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const m = /^seq:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new BadCursorError('not a cursor of this server');
-  return Number(m[1]);
 }

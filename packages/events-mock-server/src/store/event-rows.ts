@@ -1,0 +1,55 @@
+import { BadCursorError, type StoredEventRow } from './store.js';
+
+/** An events row as both SQL stores keep it (C11). */
+export interface EventRow {
+  seq: number;
+  ad_account_id: string;
+  event_name: string;
+  event_id: string;
+  event_time: number;
+  received_at: number;
+  request_id: string;
+  usage: string;
+  dedup_status: 'unique' | 'deduplicated';
+  duplicates: number;
+  event: string;
+}
+
+export function toStoredEvent(r: EventRow): StoredEventRow {
+  return {
+    adAccountId: r.ad_account_id,
+    eventName: r.event_name,
+    eventId: r.event_id,
+    eventTime: r.event_time,
+    receivedAt: r.received_at,
+    requestId: r.request_id,
+    usage: r.usage ? r.usage.split(',') : [],
+    dedupStatus: r.dedup_status,
+    duplicates: r.duplicates,
+    event: JSON.parse(r.event) as unknown,
+  };
+}
+
+/** One page of rows fetched with `limit + 1`, newest first, and the cursor of the next page. */
+export function eventPage(
+  rows: readonly EventRow[],
+  limit: number,
+): { items: StoredEventRow[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(toStoredEvent),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
+  };
+}
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+/** Throws BadCursorError when the cursor does not come from a previous page. */
+export function decodeCursor(cursor: string): number {
+  const m = /^seq:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new BadCursorError('not a cursor of this server');
+  return Number(m[1]);
+}

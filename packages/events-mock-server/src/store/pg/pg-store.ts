@@ -1,0 +1,393 @@
+import type { AccessTier } from '@org/events-types';
+import pg from 'pg';
+import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
+import { decodeCursor, type EventRow, eventPage } from '../event-rows.js';
+import {
+  type AccountReportData,
+  type BatchResult,
+  type BatchWrite,
+  type CustomEventTypeRow,
+  type DedupKey,
+  dedupKey,
+  type Earlier,
+  type EventFilter,
+  type Store,
+  type StoredEventRow,
+  type TagEventWrite,
+} from '../store.js';
+import { migrate } from './migrate.js';
+
+export interface PgStoreOptions {
+  /** A libpq connection URL: postgres://user:password@host:port/database?... */
+  url: string;
+  /** Connections this process keeps at most (default 10); see README, Running more than one instance. */
+  poolSize?: number;
+  /** Called with errors of idle connections (the server was restarted, the network dropped). */
+  onIdleError?: (e: Error) => void;
+}
+
+/** int8 as a JavaScript number: ids, times in ms and counters all stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Deadlock and serialization failures roll the whole call back; it is safe to run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
+/** How often dedup sightings older than the window are deleted (every so many batches per process). */
+const PRUNE_EVERY = 1000;
+
+/** `postgres://host:5432/db`, never the user or password (logs, /readyz). */
+export function describePgUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `postgres://${u.host}${u.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}
+
+/**
+ * The PostgreSQL store of C11 (C45-C47): the same Store as SQLite, for several instances on one database.
+ * Each batch is one call of the `events_commit_batch` function (one round trip, one transaction, durable
+ * when it returns); dedup is enforced by the primary key of `dedup_keys`, so instances racing on an
+ * event_id store it once. The pool reconnects by itself: a call that fails while the database is away
+ * rejects (503 upstream) with nothing stored, and the next one opens a new connection.
+ */
+export class PgStore implements Store {
+  readonly description: string;
+  readonly #pool: pg.Pool;
+  #batches = 0;
+  #closed = false;
+
+  private constructor(options: PgStoreOptions) {
+    this.description = describePgUrl(options.url);
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      types,
+      application_name: 'events-mock-server',
+      connectionTimeoutMillis: 5000,
+    });
+    // An idle connection that dies must not crash the process; the pool drops it and opens another later.
+    this.#pool.on('error', (e) => options.onIdleError?.(e));
+  }
+
+  /** Connects, applies pending migrations (C45) and answers the store; rejects when the database is unusable. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const s = new PgStore(options);
+    try {
+      await migrate(s.#pool);
+    } catch (e) {
+      await s.#pool.end().catch(() => {});
+      throw e;
+    }
+    return s;
+  }
+
+  async #q<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+    if (this.#closed) throw new Error('store closed');
+    return (await this.#pool.query<R>(text, values)).rows;
+  }
+
+  async #tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('store closed');
+    for (let attempt = 1; ; attempt++) {
+      const c = await this.#pool.connect();
+      try {
+        await c.query('BEGIN');
+        const out = await work(c);
+        await c.query('COMMIT');
+        c.release();
+        return out;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        // A broken connection is destroyed, not returned to the pool.
+        c.release(e instanceof Error && !('code' in e && typeof e.code === 'string') ? e : undefined);
+        if (attempt >= ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+      }
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.#q('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  async replaceDirectory(data: DirectoryData): Promise<void> {
+    await this.#tx(async (c) => {
+      // Every instance seeds the same config at start: one at a time.
+      await c.query('LOCK TABLE ad_accounts, apps, users, user_roles, tokens IN EXCLUSIVE MODE');
+      await c.query(
+        'DELETE FROM user_roles; DELETE FROM tokens; DELETE FROM users; DELETE FROM apps; DELETE FROM ad_accounts',
+      );
+      for (const a of data.accounts)
+        await c.query('INSERT INTO ad_accounts (id, name, currency, owner_user_id) VALUES ($1, $2, $3, $4)', [
+          a.id,
+          a.name,
+          a.currency,
+          a.ownerUserId,
+        ]);
+      for (const a of data.apps)
+        await c.query('INSERT INTO apps (id, name, tier) VALUES ($1, $2, $3)', [a.id, a.name, a.tier]);
+      for (const u of data.users) {
+        await c.query('INSERT INTO users (id, name) VALUES ($1, $2)', [u.id, u.name]);
+        for (const r of u.roles)
+          await c.query('INSERT INTO user_roles (user_id, ad_account_id, role) VALUES ($1, $2, $3)', [
+            u.id,
+            r.adAccountId,
+            r.role,
+          ]);
+      }
+      for (const t of data.tokens)
+        await c.query(
+          'INSERT INTO tokens (id, kind, sha256, ad_account_id, user_id, app_id, scopes, revoked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+          [t.id, t.kind, t.sha256, t.adAccountId, t.userId, t.appId, t.scopes, t.revoked],
+        );
+    });
+  }
+
+  async loadDirectory(): Promise<DirectoryData> {
+    const [accounts, apps, users, roles, tokens] = await Promise.all([
+      this.#q<{ id: string; name: string; currency: string; owner_user_id: string | null }>(
+        'SELECT id, name, currency, owner_user_id FROM ad_accounts ORDER BY id',
+      ),
+      this.#q<{ id: string; name: string; tier: AccessTier }>('SELECT id, name, tier FROM apps ORDER BY id'),
+      this.#q<{ id: string; name: string }>('SELECT id, name FROM users ORDER BY id'),
+      this.#q<{ user_id: string; ad_account_id: string; role: string }>(
+        'SELECT user_id, ad_account_id, role FROM user_roles ORDER BY user_id, ad_account_id',
+      ),
+      this.#q<{
+        id: string;
+        kind: StoredTokenKind;
+        sha256: Buffer;
+        ad_account_id: string | null;
+        user_id: string | null;
+        app_id: string | null;
+        scopes: string[];
+        revoked: boolean;
+      }>('SELECT * FROM tokens ORDER BY id'),
+    ]);
+    return {
+      accounts: accounts.map((a) => ({
+        id: a.id,
+        name: a.name,
+        currency: a.currency,
+        ownerUserId: a.owner_user_id,
+      })),
+      apps: apps.map((a) => ({ id: a.id, name: a.name, tier: a.tier })),
+      users: users.map((u) => ({
+        id: u.id,
+        name: u.name,
+        roles: roles
+          .filter((r) => r.user_id === u.id)
+          .map((r) => ({ adAccountId: r.ad_account_id, role: r.role })),
+      })),
+      tokens: tokens.map((t) => ({
+        id: t.id,
+        kind: t.kind,
+        sha256: t.sha256,
+        adAccountId: t.ad_account_id,
+        userId: t.user_id,
+        appId: t.app_id,
+        scopes: t.scopes,
+        revoked: t.revoked,
+      })),
+    };
+  }
+
+  async listCustomEventTypes(adAccountId: string): Promise<CustomEventTypeRow[]> {
+    const rows = await this.#q<{ name: string; mapped_event_name: string; created_at: number }>(
+      'SELECT name, mapped_event_name, created_at FROM custom_event_types WHERE ad_account_id = $1 ORDER BY created_at, name_key',
+      [adAccountId],
+    );
+    return rows.map((r) => ({ name: r.name, mappedEventName: r.mapped_event_name, createdAt: r.created_at }));
+  }
+
+  async createCustomEventType(
+    adAccountId: string,
+    row: CustomEventTypeRow,
+    maxPerAccount: number,
+  ): Promise<
+    { ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }
+  > {
+    return this.#tx(async (c) => {
+      // The cap is per account (C10): creations for one account take turns, across instances too.
+      await c.query("SELECT pg_advisory_xact_lock(hashtext('custom_event_types:' || $1))", [adAccountId]);
+      const existing = await c.query<{ name: string }>(
+        'SELECT name FROM custom_event_types WHERE ad_account_id = $1 AND name_key = $2',
+        [adAccountId, row.name.toLowerCase()],
+      );
+      if (existing.rows[0])
+        return { ok: false as const, reason: 'exists' as const, existing: existing.rows[0].name };
+      const n = await c.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM custom_event_types WHERE ad_account_id = $1',
+        [adAccountId],
+      );
+      if ((n.rows[0]?.n ?? 0) >= maxPerAccount) return { ok: false as const, reason: 'cap' as const };
+      await c.query(
+        'INSERT INTO custom_event_types (ad_account_id, name_key, name, mapped_event_name, created_at) VALUES ($1, $2, $3, $4, $5)',
+        [adAccountId, row.name.toLowerCase(), row.name, row.mappedEventName, row.createdAt],
+      );
+      return { ok: true as const, row };
+    });
+  }
+
+  async deleteCustomEventType(adAccountId: string, name: string): Promise<boolean> {
+    const r = await this.#pool.query(
+      'DELETE FROM custom_event_types WHERE ad_account_id = $1 AND name_key = $2',
+      [adAccountId, name.toLowerCase()],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async findEarlier(
+    adAccountId: string,
+    keys: readonly DedupKey[],
+    since: number,
+  ): Promise<Map<string, Earlier>> {
+    const out = new Map<string, Earlier>();
+    if (keys.length === 0) return out;
+    const rows = await this.#q<{
+      event_name: string;
+      event_id: string;
+      source: 'api' | 'tag';
+      seen_at: number;
+      event_time: number;
+    }>(
+      `SELECT d.event_name, d.event_id, d.source, d.seen_at, d.event_time
+       FROM dedup_keys d JOIN unnest($2::text[], $3::text[]) AS k(name, id)
+         ON d.event_name = k.name AND d.event_id = k.id
+       WHERE d.ad_account_id = $1 AND d.seen_at >= $4`,
+      [adAccountId, keys.map((k) => k.eventName), keys.map((k) => k.eventId), since],
+    );
+    for (const r of rows)
+      out.set(dedupKey(r.event_name, r.event_id), {
+        source: r.source,
+        seenAt: r.seen_at,
+        eventTime: r.event_time,
+      });
+    return out;
+  }
+
+  async commitBatch(b: BatchWrite): Promise<BatchResult> {
+    const failNames: string[] = [];
+    const failCodes: string[] = [];
+    for (const f of b.failures)
+      for (const code of f.codes) {
+        failNames.push(f.eventName);
+        failCodes.push(code);
+      }
+    const params = [
+      b.adAccountId,
+      b.requestId,
+      b.receivedAt,
+      b.dedupSince,
+      b.events.map((e) => e.index),
+      b.events.map((e) => e.eventName),
+      b.events.map((e) => e.eventId),
+      b.events.map((e) => e.eventTime),
+      b.events.map((e) => e.usage.join(',')),
+      b.events.map((e) => e.json),
+      failNames,
+      failCodes,
+    ];
+    let rows: { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number }[];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        rows = await this.#q(
+          'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[])',
+          params,
+        );
+        break;
+      } catch (e) {
+        if (attempt >= ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+      }
+    }
+    const duplicates = new Map<number, Earlier>();
+    for (const r of rows)
+      duplicates.set(r.dup_idx, { source: r.dup_source, seenAt: r.dup_seen_at, eventTime: r.dup_event_time });
+    if (++this.#batches >= PRUNE_EVERY) {
+      this.#batches = 0;
+      // Best effort, off the request: sightings older than the window can no longer match.
+      this.#pool.query('DELETE FROM dedup_keys WHERE seen_at < $1', [b.dedupSince]).catch(() => {});
+    }
+    return { duplicates };
+  }
+
+  async recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number> {
+    return this.#tx(async (c) => {
+      let recorded = 0;
+      for (const e of events) {
+        // The first sighting within the window wins: a tag event seen after an earlier one changes nothing.
+        const r = await c.query(
+          `INSERT INTO dedup_keys AS d (ad_account_id, event_name, event_id, source, seen_at, event_time)
+           VALUES ($1, $2, $3, 'tag', $4, $5)
+           ON CONFLICT (ad_account_id, event_name, event_id) DO UPDATE
+             SET source = 'tag', seen_at = excluded.seen_at, event_time = excluded.event_time
+             WHERE d.seen_at < $6 OR d.seen_at > excluded.seen_at`,
+          [e.adAccountId, e.eventName, e.eventId, e.eventTime * 1000, e.eventTime, dedupSince],
+        );
+        recorded += r.rowCount ?? 0;
+      }
+      return recorded;
+    });
+  }
+
+  async listEvents(f: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const filter = (sql: string, value: string | number | undefined) => {
+      if (value === undefined) return;
+      args.push(value);
+      where.push(`${sql} $${args.length}`);
+    };
+    filter('ad_account_id =', f.adAccountId);
+    filter('event_name =', f.eventName);
+    filter('event_id =', f.eventId);
+    filter('received_at >=', f.since);
+    filter('received_at <', f.until);
+    filter('seq <', f.cursor === undefined ? undefined : decodeCursor(f.cursor));
+    args.push(f.limit + 1);
+    const rows = await this.#q<EventRow>(
+      `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`,
+      args,
+    );
+    return eventPage(rows, f.limit);
+  }
+
+  async report(adAccountId: string): Promise<AccountReportData> {
+    const [stored, failed] = await Promise.all([
+      this.#q<{ event_name: string; usage: string; processed: number; duplicates: number }>(
+        'SELECT event_name, usage, processed, duplicates FROM event_counts WHERE ad_account_id = $1 ORDER BY event_name',
+        [adAccountId],
+      ),
+      this.#q<{ event_name: string; code: string; count: number }>(
+        'SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = $1 ORDER BY event_name, code',
+        [adAccountId],
+      ),
+    ]);
+    return {
+      stored: stored.map((r) => ({
+        eventName: r.event_name,
+        usage: r.usage ? r.usage.split(',') : [],
+        processed: r.processed,
+        duplicates: r.duplicates,
+      })),
+      failed: failed.map((r) => ({ eventName: r.event_name, code: r.code, count: r.count })),
+    };
+  }
+
+  async reset(): Promise<void> {
+    await this.#q('TRUNCATE events, dedup_keys, event_counts, failure_counts');
+  }
+}

@@ -1,0 +1,350 @@
+// One conformance suite for every Store implementation (C11, C45-C47): SQLite in memory, an SQLite file,
+// the SQLite file on its own thread, and PostgreSQL on a database of its own. Each test starts from an
+// empty store; the expectations are the same literal values for all of them.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { DirectoryData } from '../src/store/directory-data.js';
+import { PgStore } from '../src/store/pg/pg-store.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
+import { BadCursorError, type BatchWrite, type EventToStore, type Store } from '../src/store/store.js';
+import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
+import { createTestDatabase, postgresReachable } from './support/postgres.js';
+
+interface Opened {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'ems-conformance-'));
+
+const pgUp = await postgresReachable();
+
+const IMPLEMENTATIONS: { name: string; run: boolean; open(): Promise<Opened> }[] = [
+  {
+    name: 'SQLite :memory:',
+    run: true,
+    async open() {
+      const store = new SqliteStore({ path: ':memory:' });
+      return { store, cleanup: () => store.close() };
+    },
+  },
+  {
+    name: 'SQLite file',
+    run: true,
+    async open() {
+      const dir = tempDir();
+      const store = new SqliteStore({ path: join(dir, 'events.db') });
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'SQLite file on its thread',
+    run: true,
+    async open() {
+      const dir = tempDir();
+      const store = await ThreadedSqliteStore.open({ path: join(dir, 'events.db') });
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    run: pgUp,
+    async open() {
+      const db = await createTestDatabase();
+      const store = await PgStore.open({ url: db.url });
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+          await db.drop();
+        },
+      };
+    },
+  },
+];
+
+const ACCOUNT = '549755885175';
+const OTHER = '549755885176';
+const T0 = Date.UTC(2026, 2, 2, 12, 0, 0);
+const WINDOW = 48 * 3600 * 1000;
+const sha = (s: string) => createHash('sha256').update(s).digest();
+
+const directory: DirectoryData = {
+  accounts: [
+    { id: ACCOUNT, name: 'Shop', currency: 'USD', ownerUserId: 'u1' },
+    { id: OTHER, name: 'Other', currency: 'EUR', ownerUserId: null },
+  ],
+  apps: [{ id: 'app1', name: 'App', tier: 'standard' }],
+  users: [{ id: 'u1', name: 'Ann', roles: [{ adAccountId: OTHER, role: 'analyst' }] }],
+  tokens: [
+    {
+      id: 'conv',
+      kind: 'conversion',
+      sha256: sha('conversion-token'),
+      adAccountId: ACCOUNT,
+      userId: null,
+      appId: null,
+      scopes: [],
+      revoked: false,
+    },
+    {
+      id: 'oauth',
+      kind: 'oauth',
+      sha256: sha('oauth-token'),
+      adAccountId: null,
+      userId: 'u1',
+      appId: 'app1',
+      scopes: ['ads:read', 'ads:write'],
+      revoked: true,
+    },
+  ],
+};
+
+function ev(index: number, eventId: string, eventName = 'checkout'): EventToStore {
+  return {
+    index,
+    eventName,
+    eventId,
+    eventTime: 1_772_452_800 + index,
+    usage: ['reporting', 'audiences'],
+    json: JSON.stringify({ event_name: eventName, event_id: eventId, n: index }),
+  };
+}
+
+function batch(events: EventToStore[], receivedAt = T0, over: Partial<BatchWrite> = {}): BatchWrite {
+  return {
+    adAccountId: ACCOUNT,
+    requestId: `req-${receivedAt}`,
+    receivedAt,
+    dedupSince: receivedAt - WINDOW,
+    events,
+    failures: [],
+    ...over,
+  };
+}
+
+const dupObject = (m: Map<number, unknown>) => Object.fromEntries(m);
+
+for (const impl of IMPLEMENTATIONS) {
+  describe.skipIf(!impl.run)(`Store conformance: ${impl.name}`, () => {
+    let opened: Opened;
+    let store: Store;
+    beforeEach(async () => {
+      opened = await impl.open();
+      store = opened.store;
+    });
+    afterEach(() => opened.cleanup());
+
+    test('ping answers; the directory is replaced and read back whole', async () => {
+      await store.ping();
+      await store.replaceDirectory(directory);
+      await store.replaceDirectory(directory);
+      const d = await store.loadDirectory();
+      expect(d.accounts).toEqual(directory.accounts);
+      expect(d.apps).toEqual(directory.apps);
+      expect(d.users).toEqual(directory.users);
+      expect(d.tokens.map((t) => ({ ...t, sha256: Buffer.from(t.sha256).toString('hex') }))).toEqual(
+        directory.tokens.map((t) => ({ ...t, sha256: t.sha256.toString('hex') })),
+      );
+      await store.replaceDirectory({ accounts: [directory.accounts[0]!], apps: [], users: [], tokens: [] });
+      expect((await store.loadDirectory()).accounts.map((a) => a.id)).toEqual([ACCOUNT]);
+    });
+
+    test('custom event types: case-insensitive names, the cap, delete', async () => {
+      const row = (name: string, createdAt: number) => ({ name, mappedEventName: 'lead', createdAt });
+      expect(await store.createCustomEventType(ACCOUNT, row('Quote_Request', 100), 2)).toEqual({
+        ok: true,
+        row: row('Quote_Request', 100),
+      });
+      expect(await store.createCustomEventType(ACCOUNT, row('quote_request', 101), 2)).toEqual({
+        ok: false,
+        reason: 'exists',
+        existing: 'Quote_Request',
+      });
+      expect((await store.createCustomEventType(ACCOUNT, row('trial', 102), 2)).ok).toBe(true);
+      expect(await store.createCustomEventType(ACCOUNT, row('third', 103), 2)).toEqual({
+        ok: false,
+        reason: 'cap',
+      });
+      expect((await store.createCustomEventType(OTHER, row('third', 104), 2)).ok).toBe(true);
+      expect(await store.listCustomEventTypes(ACCOUNT)).toEqual([
+        { name: 'Quote_Request', mappedEventName: 'lead', createdAt: 100 },
+        { name: 'trial', mappedEventName: 'lead', createdAt: 102 },
+      ]);
+      expect(await store.deleteCustomEventType(ACCOUNT, 'QUOTE_REQUEST')).toBe(true);
+      expect(await store.deleteCustomEventType(ACCOUNT, 'quote_request')).toBe(false);
+      expect((await store.listCustomEventTypes(ACCOUNT)).map((r) => r.name)).toEqual(['trial']);
+    });
+
+    test('a batch is stored as sent; duplicates within it and across batches are folded (C6)', async () => {
+      const first = await store.commitBatch(batch([ev(0, 'a'), ev(1, 'b'), ev(2, 'a')]));
+      expect(dupObject(first.duplicates)).toEqual({
+        2: { source: 'api', seenAt: T0, eventTime: 1_772_452_800 },
+      });
+      const second = await store.commitBatch(batch([ev(0, 'b'), ev(1, 'c'), ev(2, 'b', 'lead')], T0 + 1000));
+      expect(dupObject(second.duplicates)).toEqual({
+        0: { source: 'api', seenAt: T0, eventTime: 1_772_452_801 },
+      });
+      const { items, nextCursor } = await store.listEvents({ limit: 10 });
+      expect(nextCursor).toBeNull();
+      expect(items.map((i) => [i.eventName, i.eventId, i.dedupStatus, i.duplicates])).toEqual([
+        ['lead', 'b', 'unique', 0],
+        ['checkout', 'c', 'unique', 0],
+        ['checkout', 'b', 'deduplicated', 1],
+        ['checkout', 'a', 'deduplicated', 1],
+      ]);
+      expect(items[3]).toEqual({
+        adAccountId: ACCOUNT,
+        eventName: 'checkout',
+        eventId: 'a',
+        eventTime: 1_772_452_800,
+        receivedAt: T0,
+        requestId: `req-${T0}`,
+        usage: ['reporting', 'audiences'],
+        dedupStatus: 'deduplicated',
+        duplicates: 1,
+        event: { event_name: 'checkout', event_id: 'a', n: 0 },
+      });
+    });
+
+    test('the key is (ad account, event_name, event_id), within the window only', async () => {
+      await store.commitBatch(batch([ev(0, 'k')]));
+      const other = await store.commitBatch(batch([ev(0, 'k')], T0 + 1, { adAccountId: OTHER }));
+      expect(other.duplicates.size).toBe(0);
+      const inside = await store.commitBatch(batch([ev(0, 'k')], T0 + WINDOW));
+      expect(inside.duplicates.size).toBe(1);
+      const after = await store.commitBatch(batch([ev(0, 'k')], T0 + WINDOW + 1));
+      expect(after.duplicates.size).toBe(0);
+      expect((await store.listEvents({ limit: 10, adAccountId: ACCOUNT, eventId: 'k' })).items).toHaveLength(
+        2,
+      );
+    });
+
+    test('tag events: the first sighting within the window wins; API events repeat them (C6)', async () => {
+      const tagTime = Math.floor(T0 / 1000) - 3600;
+      const tag = { adAccountId: ACCOUNT, eventName: 'checkout', eventId: 't1', eventTime: tagTime };
+      expect(await store.recordTagEvents([tag], T0 - WINDOW)).toBe(1);
+      expect(await store.recordTagEvents([{ ...tag, eventTime: tagTime + 60 }], T0 - WINDOW)).toBe(0);
+      const r = await store.commitBatch(batch([ev(0, 't1'), ev(1, 't2')]));
+      expect(dupObject(r.duplicates)).toEqual({
+        0: { source: 'tag', seenAt: tagTime * 1000, eventTime: tagTime },
+      });
+      // An API event stored first; a tag that saw the same key earlier becomes the first sighting.
+      expect(await store.recordTagEvents([{ ...tag, eventId: 't2', eventTime: tagTime }], T0 - WINDOW)).toBe(
+        1,
+      );
+      const found = await store.findEarlier(ACCOUNT, [{ eventName: 'checkout', eventId: 't2' }], T0 - WINDOW);
+      expect(Object.fromEntries(found)).toEqual({
+        'checkout\u0000t2': { source: 'tag', seenAt: tagTime * 1000, eventTime: tagTime },
+      });
+    });
+
+    test('findEarlier reads without changing anything (C7)', async () => {
+      await store.commitBatch(batch([ev(0, 'f1')]));
+      const keys = [
+        { eventName: 'checkout', eventId: 'f1' },
+        { eventName: 'checkout', eventId: 'f2' },
+        { eventName: 'lead', eventId: 'f1' },
+      ];
+      const found = await store.findEarlier(ACCOUNT, keys, T0 - WINDOW);
+      expect(Object.fromEntries(found)).toEqual({
+        'checkout\u0000f1': { source: 'api', seenAt: T0, eventTime: 1_772_452_800 },
+      });
+      expect((await store.findEarlier(ACCOUNT, keys, T0 + 1)).size).toBe(0);
+      expect((await store.findEarlier(OTHER, keys, T0 - WINDOW)).size).toBe(0);
+      expect((await store.commitBatch(batch([ev(0, 'f2')]))).duplicates.size).toBe(0);
+    });
+
+    test('reports count processed, duplicates and failures per name and code; reset keeps the directory', async () => {
+      await store.replaceDirectory(directory);
+      await store.createCustomEventType(ACCOUNT, { name: 'kept', mappedEventName: 'lead', createdAt: 1 }, 15);
+      await store.commitBatch(
+        batch([ev(0, 'r1'), ev(1, 'r1'), ev(2, 'r2', 'lead')], T0, {
+          failures: [
+            { eventName: 'checkout', codes: ['invalid_value', 'missing_field'] },
+            { eventName: 'checkout', codes: ['invalid_value'] },
+          ],
+        }),
+      );
+      expect(await store.report(ACCOUNT)).toEqual({
+        stored: [
+          { eventName: 'checkout', usage: ['reporting', 'audiences'], processed: 1, duplicates: 1 },
+          { eventName: 'lead', usage: ['reporting', 'audiences'], processed: 1, duplicates: 0 },
+        ],
+        failed: [
+          { eventName: 'checkout', code: 'invalid_value', count: 2 },
+          { eventName: 'checkout', code: 'missing_field', count: 1 },
+        ],
+      });
+      expect(await store.report(OTHER)).toEqual({ stored: [], failed: [] });
+      await store.reset();
+      expect(await store.report(ACCOUNT)).toEqual({ stored: [], failed: [] });
+      expect((await store.listEvents({ limit: 10 })).items).toEqual([]);
+      expect((await store.commitBatch(batch([ev(0, 'r1')]))).duplicates.size).toBe(0);
+      expect((await store.loadDirectory()).accounts).toHaveLength(2);
+      expect(await store.listCustomEventTypes(ACCOUNT)).toHaveLength(1);
+    });
+
+    test('listEvents pages newest first with a cursor and filters; a foreign cursor is refused', async () => {
+      for (let i = 0; i < 5; i++)
+        await store.commitBatch(batch([ev(0, `p${i}`, i % 2 ? 'lead' : 'checkout')], T0 + i * 1000));
+      const p1 = await store.listEvents({ limit: 2 });
+      expect(p1.items.map((i) => i.eventId)).toEqual(['p4', 'p3']);
+      const p2 = await store.listEvents({ limit: 2, cursor: p1.nextCursor as string });
+      expect(p2.items.map((i) => i.eventId)).toEqual(['p2', 'p1']);
+      const p3 = await store.listEvents({ limit: 2, cursor: p2.nextCursor as string });
+      expect(p3.items.map((i) => i.eventId)).toEqual(['p0']);
+      expect(p3.nextCursor).toBeNull();
+      expect((await store.listEvents({ limit: 10, eventName: 'lead' })).items.map((i) => i.eventId)).toEqual([
+        'p3',
+        'p1',
+      ]);
+      const range = await store.listEvents({ limit: 10, since: T0 + 1000, until: T0 + 3000 });
+      expect(range.items.map((i) => i.eventId)).toEqual(['p2', 'p1']);
+      await expect(store.listEvents({ limit: 2, cursor: 'bm90LWEtY3Vyc29y' })).rejects.toBeInstanceOf(
+        BadCursorError,
+      );
+    });
+
+    test('parallel batches sharing event_ids store each key once', async () => {
+      const keys = Array.from({ length: 40 }, (_, i) => `par-${i}`);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, b) =>
+          store.commitBatch(
+            batch(
+              keys.map((_k, i) => ev(i, keys[(i + b * 5) % keys.length] as string)),
+              T0 + b,
+            ),
+          ),
+        ),
+      );
+      const dups = results.reduce((n, r) => n + r.duplicates.size, 0);
+      expect(dups).toBe(8 * 40 - 40);
+      const stored = await store.listEvents({ limit: 100 });
+      expect(stored.items).toHaveLength(40);
+      expect(new Set(stored.items.map((i) => i.eventId)).size).toBe(40);
+      expect(stored.items.reduce((n, i) => n + i.duplicates, 0)).toBe(8 * 40 - 40);
+    });
+
+    test('after close, calls reject', async () => {
+      await store.close();
+      await expect(store.ping()).rejects.toThrow();
+      await expect(store.commitBatch(batch([ev(0, 'late')]))).rejects.toThrow();
+    });
+  });
+}
