@@ -1,2 +1,58 @@
+import pg from 'pg';
+import { defineConfig } from 'vitest/config';
 import shared from '../../vitest.shared.js';
-export default shared;
+
+/** The HTTP behaviour tests that run a second time with PostgreSQL as the store (issue 10, C45-C47). */
+const ON_POSTGRES_TOO = [
+  'test/accounts-and-tokens.test.ts',
+  'test/custom-event-types.test.ts',
+  'test/dedup-and-test-mode.test.ts',
+  'test/integrator-corpus.test.ts',
+  'test/operations.test.ts',
+  'test/rate-limits.test.ts',
+  'test/request-outcomes.test.ts',
+  'test/storage.test.ts',
+];
+
+async function postgresAnswers(): Promise<boolean> {
+  const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    return true;
+  } catch (e) {
+    process.stderr.write(
+      `\n*** PostgreSQL is unreachable (${(e as Error).message}): the "postgres" test project is SKIPPED ***\n\n`,
+    );
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+// Two projects: every test on the embedded stores, then the HTTP behaviour tests again on PostgreSQL.
+// (Projects are spelled out rather than `extends: true`, which would add the shared include to each.)
+const { resolve, ssr, test } = shared;
+export default defineConfig(async () => ({
+  resolve,
+  ssr,
+  test: {
+    projects: [
+      { resolve, ssr, test: { ...test, name: 'sqlite' } },
+      ...((await postgresAnswers())
+        ? [
+            {
+              resolve,
+              ssr,
+              test: {
+                ...test,
+                name: 'postgres',
+                include: ON_POSTGRES_TOO,
+                env: { EVENTS_TEST_STORE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+}));

@@ -5,15 +5,17 @@ import type { DemoCredentials } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
 import { type RunningServer, startServer } from './server.js';
+import { parseStoreUrl } from './store/store-url.js';
 
-const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--db PATH|:memory:] [--log-level L]
+const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--store URL | --db PATH] [--log-level L]
 
   --port N        port to listen on (0 picks a free one; default: config server.port, else 8080)
   --host H        interface to listen on (default: config server.host, else 127.0.0.1)
   --config FILE   YAML config (accounts, apps, users, tokens; see README). Without it, a demo config
                   with fresh tokens, printed below.
-  --db PATH       SQLite file (default: config storage.path, else ./events.db in the current folder),
-                  or :memory: to keep nothing
+  --store URL     where events are kept: sqlite:PATH, :memory: or postgres://user@host:5432/database
+                  (default: $DATABASE_URL, else config storage.url or storage.path, else ./events.db)
+  --db PATH       SQLite file, or :memory: to keep nothing (the same as --store sqlite:PATH)
   --log-level L   fatal|error|warn|info|debug|trace|silent (default: config log_level, else info)
 `;
 
@@ -49,6 +51,7 @@ async function main(): Promise<number> {
     host?: string;
     config?: string;
     db?: string;
+    store?: string;
     'log-level'?: string;
     help?: boolean;
   };
@@ -63,6 +66,7 @@ async function main(): Promise<number> {
         host: { type: 'string' },
         config: { type: 'string' },
         db: { type: 'string' },
+        store: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -82,6 +86,21 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  if (values.store !== undefined && values.db !== undefined) {
+    process.stderr.write('--store and --db both name the store; give one\n');
+    return 2;
+  }
+  // C47: a flag, then DATABASE_URL, then the config file, then ./events.db.
+  const storeUrl =
+    values.store ?? (values.db === undefined ? process.env.DATABASE_URL || undefined : undefined);
+  if (storeUrl !== undefined) {
+    const parsed = parseStoreUrl(storeUrl);
+    if ('error' in parsed) {
+      process.stderr.write(`${values.store !== undefined ? '--store' : 'DATABASE_URL'} ${parsed.error}\n`);
+      return 2;
+    }
+  }
+
   let server: RunningServer;
   try {
     // The file is read here only for the defaults that differ from startServer's (port, db, log level).
@@ -90,7 +109,11 @@ async function main(): Promise<number> {
       port: port ?? fileConfig?.server.port ?? 8080,
       host: values.host ?? fileConfig?.server.host ?? '127.0.0.1',
       ...(values.config ? { config: values.config } : {}),
-      db: values.db ?? fileConfig?.storage.path ?? './events.db',
+      ...(storeUrl !== undefined
+        ? { storeUrl }
+        : values.db !== undefined || (!fileConfig?.storage.url && !fileConfig?.storage.path)
+          ? { db: values.db ?? './events.db' }
+          : {}),
       logLevel: values['log-level'] ?? fileConfig?.logLevel ?? 'info',
     });
   } catch (e) {

@@ -122,6 +122,29 @@ log_level: loud
     expect(r.stderr).toContain('ad_accounts[0].id: must match');
   }, 30_000);
 
+  test('a store URL of another form is a config problem at storage.url, and never repeated (C47)', () => {
+    const msg = issuesOf('ad_accounts: [{id: "1"}]\nstorage:\n  url: mysql://root:secret@db/events\n');
+    expect(msg).toContain(
+      'storage.url: must be sqlite:PATH, :memory: or postgres://[user[:password]@]host[:port]/database',
+    );
+    expect(msg).not.toContain('secret');
+    expect(issuesOf('ad_accounts: [{id: "1"}]\nstorage:\n  url: "sqlite:"\n')).toContain(
+      'storage.url: sqlite: needs a file path',
+    );
+  });
+
+  test('the bin: a bad --store or DATABASE_URL is exit code 2 with the accepted forms (C47)', async () => {
+    const flag = await runBin(['--store', 'redis://127.0.0.1:6379']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--store must be sqlite:PATH, :memory: or postgres://');
+    const env = await runBin([], { DATABASE_URL: 'mongodb://x' });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('DATABASE_URL must be sqlite:PATH');
+    const both = await runBin(['--store', ':memory:', '--db', ':memory:']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--store and --db both name the store');
+  }, 30_000);
+
   test('the bin refuses unknown flags with exit code 2 and its usage', async () => {
     const r = await runBin(['--nope']);
     expect(r.code).toBe(2);

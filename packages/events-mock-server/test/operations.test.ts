@@ -15,7 +15,16 @@ afterAll(() => h.close());
 describe('C12 health and metrics', () => {
   test('/healthz and /readyz answer 200 with a status', async () => {
     expect(await h.call('GET', '/healthz').then((r) => [r.status, r.body])).toEqual([200, { status: 'ok' }]);
-    expect(await h.call('GET', '/readyz').then((r) => [r.status, r.body])).toEqual([200, { status: 'ok' }]);
+    const target = h.server.store.description;
+    expect(target).toMatch(
+      process.env.EVENTS_TEST_STORE === 'postgres'
+        ? /^postgres:\/\/127\.0\.0\.1:5432\/ems_test_/
+        : /^sqlite:memory$/,
+    );
+    expect(await h.call('GET', '/readyz').then((r) => [r.status, r.body])).toEqual([
+      200,
+      { status: 'ok', dependencies: [{ name: 'store', status: 'ok', target }] },
+    ]);
   });
 
   test('/metrics is Prometheus text with request and event counters', async () => {

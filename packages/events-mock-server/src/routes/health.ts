@@ -1,6 +1,21 @@
-import type { HealthState } from '@org/events-types';
+import type { DependencyStatus, HealthState } from '@org/events-types';
 import type { FastifyReply } from 'fastify';
 import type { ServerContext } from '../http/context.js';
+
+/** Asks one dependency whether it answers (C48). */
+async function dependency(
+  name: string,
+  target: string,
+  ping: () => Promise<void>,
+): Promise<DependencyStatus> {
+  try {
+    await ping();
+    return { name, status: 'ok', target };
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    return { name, status: 'unavailable', target, problem: err.code ?? err.message ?? 'unavailable' };
+  }
+}
 
 /** Liveness and readiness of C12. */
 export function healthHandlers(ctx: ServerContext) {
@@ -11,16 +26,15 @@ export function healthHandlers(ctx: ServerContext) {
         return reply
           .code(503)
           .send({ status: 'unavailable' satisfies HealthState, problem: 'shutting down' });
-      try {
-        await ctx.store.ping();
-        return { status: 'ok' satisfies HealthState };
-      } catch (e) {
-        const err = e as { code?: string; message?: string };
-        return reply.code(503).send({
-          status: 'unavailable' satisfies HealthState,
-          problem: `store: ${err.code ?? err.message ?? 'unavailable'}`,
-        });
-      }
+      const store = await dependency('store', ctx.store.description, () => ctx.store.ping());
+      const dependencies = [store];
+      const down = dependencies.find((d) => d.status !== 'ok');
+      if (!down) return { status: 'ok' satisfies HealthState, dependencies };
+      return reply.code(503).send({
+        status: 'unavailable' satisfies HealthState,
+        problem: `${down.name}: ${down.problem}`,
+        dependencies,
+      });
     },
     'operations/metrics': async (_req: unknown, reply: FastifyReply) => {
       reply.type(ctx.metrics.registry.contentType);

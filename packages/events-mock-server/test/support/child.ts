@@ -61,12 +61,16 @@ export function spawnBin(args: string[], env: Record<string, string> = {}): Prom
 }
 
 /** Runs the bin to completion (for arguments that make it exit) and returns its exit code and output. */
-export function runBin(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
+export function runBin(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const proc = spawn(
     process.execPath,
     ['--conditions=@org/source', '--import', 'tsx', 'src/bin.ts', ...args],
     {
       cwd: pkg,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,5 +1,6 @@
 import { ManualClock, type RunningServer, type StartServerOptions, startServer } from '../../src/index.js';
 import { testConfig } from './fixtures.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 /** 2026-03-02T12:00:00.000Z: a whole second, so window-edge tests read naturally. */
 export const T0 = Date.UTC(2026, 2, 2, 12, 0, 0);
@@ -33,10 +34,33 @@ export interface Reply {
   text: string;
 }
 
-/** Starts a real server on a free port with the test config, an in-memory store and a fake clock. */
+/**
+ * The store of the `postgres` test project (vitest.config.ts): the HTTP behaviour tests run once more with
+ * every server on a PostgreSQL database of its own (C45-C47).
+ */
+const ON_POSTGRES = process.env.EVENTS_TEST_STORE === 'postgres';
+
+/**
+ * Starts a real server on a free port with the test config, an in-memory store (or, in the postgres
+ * project, a fresh PostgreSQL database) and a fake clock.
+ */
 export async function startHarness(options: StartServerOptions = {}): Promise<Harness> {
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(T0);
-  const server = await startServer({ config: testConfig(), docs: false, ...options, clock });
+  const ownStore = options.store === undefined && options.db === undefined && options.storeUrl === undefined;
+  const pg: TestDatabase | undefined = ON_POSTGRES && ownStore ? await createTestDatabase() : undefined;
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      config: testConfig(),
+      docs: false,
+      ...(pg ? { storeUrl: pg.url } : {}),
+      ...options,
+      clock,
+    });
+  } catch (e) {
+    await pg?.drop();
+    throw e;
+  }
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
@@ -65,6 +89,9 @@ export async function startHarness(options: StartServerOptions = {}): Promise<Ha
     call,
     send: (account, token, data, query = '') =>
       call('POST', `/v5/ad_accounts/${account}/events${query}`, { token, body: { data } }),
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      await pg?.drop();
+    },
   };
 }

@@ -432,7 +432,7 @@ export const OPERATIONS = [
       method: 'get',
       path: '/readyz',
       summary: 'Readiness',
-      description: '200 when the store answers, 503 otherwise (C12).',
+      description: '200 when the store answers, 503 otherwise (C12); each dependency is listed with its state (C48).',
       tag: 'operations',
       parameters: [],
       responses: [

@@ -450,6 +450,17 @@ export interface CustomEventTypeList {
   max_items: number;
 }
 
+/** One dependency of the server and whether it answers (C48). */
+export interface DependencyStatus {
+  /** What it is for, such as `store`. */
+  name: string;
+  /** One of `ok`, `unavailable`. */
+  status: HealthState;
+  /** Which one, such as `sqlite:./events.db` or `postgres://127.0.0.1:5432/events` (never a password). */
+  target: string;
+  problem?: string;
+}
+
 /** Information about the device where the event occurred (Pinterest's public API; not in the seed). */
 export interface DeviceInfo {
   /**
@@ -620,6 +631,8 @@ export interface HealthStatus {
   /** One of `ok`, `unavailable`. */
   status: HealthState;
   problem?: string;
+  /** Readiness of each dependency (/readyz only, C48). */
+  dependencies?: DependencyStatus[];
 }
 
 /** A stored event (C11). */

@@ -1,0 +1,149 @@
+// Faults of the PostgreSQL store (C48): a batch failing mid-way stores nothing of it and answers 503 with
+// Retry-After; the database refusing connections answers 503 and /readyz says so; once it is back, the pool
+// reconnects by itself and the same server stores again. A server that cannot reach it does not start.
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { startServer } from '../src/index.js';
+import { spawnBin } from './support/child.js';
+import { A, event, T, testConfig } from './support/fixtures.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from './support/postgres.js';
+import { type Harness, startHarness } from './support/server.js';
+
+const ADMIN_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function sql(url: string, text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+describe.skipIf(!(await postgresReachable()))('PostgreSQL faults (C48)', () => {
+  let db: TestDatabase;
+  let h: Harness;
+  beforeEach(async () => {
+    db = await createTestDatabase();
+    h = await startHarness({ storeUrl: db.url });
+  });
+  afterEach(async () => {
+    await sql(ADMIN_URL, `ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`).catch(() => {});
+    await h.close();
+    await db.drop();
+  });
+
+  const storedIds = async () =>
+    ((await h.call('GET', '/admin/events', { token: T.admin })).body.items as { event_id: string }[])
+      .map((e) => e.event_id)
+      .sort();
+
+  test('a statement failing mid-batch: 503 with Retry-After, nothing of the batch stored', async () => {
+    // A trigger that fails on the second event's row, after the first row was inserted.
+    await sql(
+      db.url,
+      `CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.event_id = 'boom' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER boom BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION boom();`,
+    );
+    const r = await h.send(A, T.convA, [
+      event(h.nowS(), { event_id: 'fine-1' }),
+      event(h.nowS(), { event_id: 'boom' }),
+    ]);
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('1');
+    expect(r.body.details[0].path).toBe('storage');
+    expect(await storedIds()).toEqual([]);
+    // Nothing was claimed either: the same first event, sent alone, is stored and is no duplicate.
+    const again = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'fine-1' })]);
+    expect(again.status).toBe(200);
+    expect(again.body.events[0].warning_message).toBeNull();
+    expect(await storedIds()).toEqual(['fine-1']);
+  });
+
+  test('the database refusing connections: 503 and /readyz 503; back again: stored without a restart', async () => {
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'before' })])).status).toBe(200);
+    await sql(ADMIN_URL, `ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    await sql(
+      ADMIN_URL,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}' AND pid <> pg_backend_pid()`,
+    );
+    const down = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'during' })]);
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('1');
+    const ready = await h.call('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.status).toBe('unavailable');
+    expect(ready.body.dependencies[0]).toMatchObject({ name: 'store', status: 'unavailable' });
+    expect((await h.call('GET', '/healthz')).status).toBe(200);
+
+    await sql(ADMIN_URL, `ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'after' })])).status).toBe(200);
+    expect((await h.call('GET', '/readyz')).status).toBe(200);
+    expect(await storedIds()).toEqual(['after', 'before']);
+  });
+});
+
+describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
+  test('the bin takes DATABASE_URL and names the store without its credentials', async () => {
+    const db = await createTestDatabase();
+    try {
+      const bin = await spawnBin(['--port', '0'], { DATABASE_URL: db.url });
+      try {
+        expect(bin.stdout()).toContain(`(store: postgres://127.0.0.1:5432/${db.name})`);
+        expect((await fetch(`${bin.url}/readyz`).then((r) => r.json())).dependencies).toEqual([
+          { name: 'store', status: 'ok', target: `postgres://127.0.0.1:5432/${db.name}` },
+        ]);
+      } finally {
+        bin.proc.kill('SIGTERM');
+        expect(await bin.exited).toBe(0);
+      }
+    } finally {
+      await db.drop();
+    }
+  }, 30_000);
+
+  test('an unreachable database: the server does not start, and says why', async () => {
+    await expect(
+      startServer({ config: testConfig(), docs: false, storeUrl: 'postgres://postgres@127.0.0.1:1/none' }),
+    ).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  test('a database with a migration this server does not know is refused', async () => {
+    const db = await createTestDatabase();
+    try {
+      const first = await startServer({ config: testConfig(), docs: false, storeUrl: db.url });
+      await first.close();
+      await sql(
+        db.url,
+        "INSERT INTO schema_migrations (version, name, checksum) VALUES (999, 'future', 'x')",
+      );
+      await expect(startServer({ config: testConfig(), docs: false, storeUrl: db.url })).rejects.toThrow(
+        'the database has schema migration 999, which this server does not know',
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test('two instances starting at once on an empty database migrate it once', async () => {
+    const db = await createTestDatabase();
+    try {
+      const servers = await Promise.all(
+        [0, 1, 2].map(() => startServer({ config: testConfig(), docs: false, storeUrl: db.url })),
+      );
+      await Promise.all(servers.map((s) => s.close()));
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const { rows } = await c.query('SELECT version FROM schema_migrations');
+        expect(rows).toEqual([{ version: 1 }]);
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+});
