@@ -10,7 +10,8 @@ import { createLogger } from './core/logger.js';
 import type { ServerContext } from './http/context.js';
 import { createMetrics } from './metrics/metrics.js';
 import { ValidationPool } from './pipeline/pool.js';
-import { RateLimiter } from './ratelimit/limiter.js';
+import type { Limiter } from './ratelimit/limiter.js';
+import { openLimiter } from './ratelimit/open-limiter.js';
 import type { DocsSource } from './routes/docs.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
 import { openStore } from './store/open-store.js';
@@ -37,6 +38,15 @@ export interface StartServerOptions {
   db?: string;
   /** PostgreSQL connections of this process at most (default 10). */
   poolSize?: number;
+  /**
+   * Where rate limits are counted (C50, C52): `memory` (this process; the default) or `redis://...`,
+   * shared by every instance. Wins over the config's `limits.url`. Ignored with `limiter`.
+   */
+  limits?: string;
+  /** Prefix of the Redis keys of the limits (default: config limits.prefix, else `events:rl:`). */
+  limitsPrefix?: string;
+  /** Another limiter implementation (tests). */
+  limiter?: Limiter;
   /** PRAGMA synchronous of the SQLite store; FULL by default (see README, Durability). */
   synchronous?: SynchronousLevel;
   /**
@@ -68,6 +78,8 @@ export interface RunningServer {
   /** The demo tokens when no config was given, else null. */
   demo: DemoCredentials | null;
   store: Store;
+  /** Where rate limits are counted: this process's memory, or Redis. */
+  limiter: Limiter;
   clock: Clock;
   app: FastifyInstance;
   /** Stops accepting requests, finishes the ones in flight, then closes the store. Idempotent. */
@@ -117,13 +129,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }));
   let app: FastifyInstance | undefined;
   let validation: ValidationPool | undefined;
+  let limiter: Limiter | undefined;
   try {
+    const prefix = options.limitsPrefix ?? config.limits.prefix;
+    limiter =
+      options.limiter ?? (await openLimiter(options.limits ?? config.limits.url ?? 'memory', clock, prefix));
     await store.replaceDirectory(config.directory);
     const ctx: ServerContext = {
       store,
       customTypes: new CustomTypesCache(store, clock),
       directory: new Directory(await store.loadDirectory()),
-      limiter: new RateLimiter(clock),
+      limiter,
       clock,
       metrics: createMetrics(),
       validation: new ValidationPool({
@@ -146,6 +162,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       port,
       demo,
       store,
+      limiter: ctx.limiter,
       clock,
       app: running,
       close() {
@@ -155,6 +172,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           // for the requests in flight: a batch being stored finishes and gets its 200.
           await running.close();
           await ctx.validation.close();
+          await ctx.limiter.close();
           await store.close();
         })();
         return closing;
@@ -163,6 +181,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (e) {
     await app?.close().catch(() => {});
     await validation?.close().catch(() => {});
+    await limiter?.close().catch(() => {});
     await store.close().catch(() => {});
     throw e;
   }

@@ -23,7 +23,13 @@ describe('C12 health and metrics', () => {
     );
     expect(await h.call('GET', '/readyz').then((r) => [r.status, r.body])).toEqual([
       200,
-      { status: 'ok', dependencies: [{ name: 'store', status: 'ok', target }] },
+      {
+        status: 'ok',
+        dependencies: [
+          { name: 'store', status: 'ok', target },
+          { name: 'limits', status: 'ok', target: h.server.limiter.description },
+        ],
+      },
     ]);
   });
 

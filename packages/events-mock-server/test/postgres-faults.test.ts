@@ -94,6 +94,7 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
         expect(bin.stdout()).toContain(`(store: postgres://127.0.0.1:5432/${db.name})`);
         expect((await fetch(`${bin.url}/readyz`).then((r) => r.json())).dependencies).toEqual([
           { name: 'store', status: 'ok', target: `postgres://127.0.0.1:5432/${db.name}` },
+          { name: 'limits', status: 'ok', target: 'memory' },
         ]);
       } finally {
         bin.proc.kill('SIGTERM');

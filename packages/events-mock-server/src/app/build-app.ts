@@ -86,7 +86,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     done();
   });
 
-  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+  app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {
     let re: RequestError;
     if (err instanceof RequestError) re = err;
     else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
@@ -102,11 +102,11 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     if (re.status === 429)
       ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
     if (re.status >= 500)
-      req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'storage unavailable');
+      req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'dependency unavailable');
     const op = req.routeOptions.config.operationId;
     const category = op ? ROUTES[op].rateLimitCategory : null;
     if (category)
-      peekRateLimitHeaders(
+      await peekRateLimitHeaders(
         ctx.limiter,
         req,
         reply,

@@ -1,6 +1,7 @@
 import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
 import { ROUTES } from '../generated/routes.gen.js';
+import { parseLimitsUrl } from '../ratelimit/open-limiter.js';
 import { parseStoreUrl } from '../store/store-url.js';
 
 /**
@@ -153,6 +154,17 @@ export const configSchema = object({
     synchronous: z
       .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), oneOf(SYNC_LEVELS))
       .optional(),
+  }).default({}),
+  limits: object({
+    /** memory or redis://... (C52). */
+    url: text()
+      .superRefine((v, ctx) => {
+        if (typeof v !== 'string') return;
+        const parsed = parseLimitsUrl(v);
+        if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+      })
+      .optional(),
+    prefix: text().optional(),
   }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
 });

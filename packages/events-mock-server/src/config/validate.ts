@@ -9,6 +9,7 @@ export interface ServerConfig {
   directory: DirectoryData;
   server: { host?: string; port?: number };
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
+  limits: { url?: string; prefix?: string };
   logLevel?: string;
 }
 
@@ -164,6 +165,7 @@ function resolve(c: RawConfig): ServerConfig {
     },
     server: { ...c.server },
     storage: { ...c.storage },
+    limits: { ...c.limits },
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;
   return config;

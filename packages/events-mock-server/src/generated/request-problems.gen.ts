@@ -240,6 +240,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: '{name} limit of {limit} requests per {window} seconds is spent; retry in {retryAfter} seconds',
       params: ['limit', 'name', 'retryAfter', 'window'],
     },
+    limits_unavailable: {
+      outcome: 'service_unavailable',
+      order: 9,
+      status: 503,
+      code: 4197,
+      message: 'The service is temporarily unavailable; nothing of this request was stored.',
+      template: 'the shared rate-limit store is unavailable: {reason}',
+      params: ['reason'],
+    },
     no_role: {
       outcome: 'forbidden',
       order: 4,
@@ -413,6 +422,7 @@ export interface RequestProblemParams {
   item_not_object: { expected: string | number; received: string | number };
   json_malformed: { reason: string | number };
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
+  limits_unavailable: { reason: string | number };
   no_role: { received: string | number };
   number_out_of_range: { bound: string | number; received: string | number };
   query_alias_disagrees: { alias: string | number };

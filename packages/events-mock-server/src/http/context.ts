@@ -2,7 +2,7 @@ import type { Directory } from '../auth/directory.js';
 import type { Clock } from '../core/clock.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
-import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { Limiter } from '../ratelimit/limiter.js';
 import type { CustomTypesCache } from '../store/custom-types-cache.js';
 import type { Store } from '../store/store.js';
 
@@ -12,7 +12,7 @@ export interface ServerContext {
   /** The custom event types of each account, cached briefly (C10). */
   customTypes: CustomTypesCache;
   directory: Directory;
-  limiter: RateLimiter;
+  limiter: Limiter;
   clock: Clock;
   metrics: Metrics;
   /** Parses and validates batches, in worker threads when they are large. */

@@ -2,23 +2,48 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/directory.js';
 import { requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
-import type { RateLimiter } from '../ratelimit/limiter.js';
-import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
+import { type Limiter, RETRY_AFTER, rateLimitHeaders, type Verdict } from '../ratelimit/limiter.js';
 import { limitsFor } from '../ratelimit/policy.js';
+import { STORAGE_RETRY_AFTER_SECONDS } from './storage.js';
+
+/**
+ * Asks the limiter; one that does not answer (Redis away) refuses the request with 503 and Retry-After
+ * (C51: fail closed, a request is never admitted uncounted).
+ */
+async function ask(
+  limiter: Limiter,
+  limits: Parameters<Limiter['decide']>[0],
+  consume: boolean,
+): Promise<Verdict> {
+  try {
+    return await limiter.decide(limits, consume);
+  } catch (e) {
+    const err = e as { code?: unknown; message?: unknown };
+    const reason = typeof err.code === 'string' ? err.code : String(err.message ?? e).slice(0, 120);
+    const re = requestError(
+      'limits_unavailable',
+      'ratelimit',
+      { reason },
+      { [HEADERS.RetryAfter]: String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
+    (re as { cause?: unknown }).cause = e;
+    throw re;
+  }
+}
 
 /**
  * Row 429 of C2: counts the request against every limit that applies (C9) and sets the headers of the
  * tightest one on the reply, whatever the outcome; refused requests get Retry-After.
  */
-export function enforceRateLimit(
-  limiter: RateLimiter,
+export async function enforceRateLimit(
+  limiter: Limiter,
   reply: FastifyReply,
   category: string | null,
   principal: Principal,
   adAccountId: string,
   isTest: boolean,
-): void {
-  const verdict = limiter.decide(limitsFor(category, principal, adAccountId, isTest), true);
+): Promise<void> {
+  const verdict = await ask(limiter, limitsFor(category, principal, adAccountId, isTest), true);
   if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
   if (!verdict.admitted) {
     const { limit } = verdict.tightest;
@@ -36,16 +61,19 @@ export function enforceRateLimit(
  * caller is known: the current state, read without counting the request. An unknown caller (401) and a
  * conversion token outside test mode have no limit, so no headers (seed 8 rule 2).
  */
-export function peekRateLimitHeaders(
-  limiter: RateLimiter,
+export async function peekRateLimitHeaders(
+  limiter: Limiter,
   req: FastifyRequest,
   reply: FastifyReply,
   category: string | null,
   isTest: boolean,
-): void {
+): Promise<void> {
   const auth = req.auth;
   if (!auth || typeof auth === 'string' || reply.hasHeader(HEADERS.RateLimitLimit)) return;
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
-  const verdict = limiter.decide(limitsFor(category, auth, adAccountId, isTest), false);
-  if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
+  // Headers on an answer that is an error anyway: without a limiter to ask, the answer goes without them.
+  const verdict = await limiter
+    .decide(limitsFor(category, auth, adAccountId, isTest), false)
+    .catch(() => null);
+  if (verdict?.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
 }

@@ -17,12 +17,76 @@ export type Verdict =
 
 const H = RATE_LIMITS.headers;
 
+/** What a limiter knows of one limit's window at `now`: requests in it and ms until a slot frees. */
+export interface WindowState {
+  count: number;
+  waitMs: number;
+}
+
 /**
- * Keeps one exact sliding log per (limit, key) and decides requests against all the limits that apply to
- * them at once: a request is admitted only if every limit has room, and then counts against each.
- * Single-threaded JavaScript makes check-and-consume atomic.
+ * The verdict of C9 from the windows of every limit that applies: refused when any is spent (Retry-After is
+ * the longest wait among the spent ones), else the tightest: fewest requests left, on a tie the one that
+ * frees a slot last. `windows` are read after the request was counted when it was admitted, before it
+ * otherwise. Shared by the in-memory and the Redis limiter, so both answer the same headers for the same
+ * history.
  */
-export class RateLimiter {
+export function verdictOf(
+  limits: readonly AppliedLimit[],
+  windows: readonly WindowState[],
+  admitted: boolean,
+): Verdict {
+  if (!admitted) {
+    let spent = 0;
+    let wait = -1;
+    for (let i = 0; i < limits.length; i++) {
+      const w = windows[i] as WindowState;
+      if (w.count >= (limits[i] as AppliedLimit).limit && w.waitMs > wait) [spent, wait] = [i, w.waitMs];
+    }
+    const retryAfter = Math.max(1, Math.ceil(wait / 1000));
+    return {
+      admitted: false,
+      tightest: { limit: limits[spent] as AppliedLimit, remaining: 0, reset: retryAfter },
+      retryAfter,
+    };
+  }
+  let tightest: LimitState | null = null;
+  for (let i = 0; i < limits.length; i++) {
+    const l = limits[i] as AppliedLimit;
+    const w = windows[i] as WindowState;
+    const s: LimitState = { limit: l, remaining: l.limit - w.count, reset: Math.ceil(w.waitMs / 1000) };
+    if (
+      !tightest ||
+      s.remaining < tightest.remaining ||
+      (s.remaining === tightest.remaining && s.reset > tightest.reset)
+    )
+      tightest = s;
+  }
+  return { admitted: true, tightest };
+}
+
+/**
+ * The rate limits of C7 and C9 as the routes use them: one implementation per process (memory) and one
+ * shared by every instance (Redis, C50). A request is admitted only if every limit that applies has room,
+ * and then counts against each, atomically.
+ */
+export interface Limiter {
+  /** `memory`, or the Redis server without credentials (logs, /readyz). */
+  readonly description: string;
+  /** Checks the limits and, when all have room and `consume` is set, counts the request against each. */
+  decide(limits: readonly AppliedLimit[], consume: boolean): Promise<Verdict>;
+  /** Forgets every counter (admin reset, C12). */
+  reset(): Promise<void>;
+  /** Answers when the limiter can decide; rejects otherwise (/readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The limiter of one process: one exact sliding log per (limit, key). Single-threaded JavaScript makes
+ * check-and-consume atomic.
+ */
+export class MemoryLimiter implements Limiter {
+  readonly description = 'memory';
   readonly #clock: Clock;
   readonly #logs = new Map<string, SlidingLog>();
   #sweepAt = 0;
@@ -31,8 +95,12 @@ export class RateLimiter {
     this.#clock = clock;
   }
 
-  /** Checks the limits and, when all have room and `consume` is set, counts the request against each. */
-  decide(limits: readonly AppliedLimit[], consume: boolean): Verdict {
+  async decide(limits: readonly AppliedLimit[], consume: boolean): Promise<Verdict> {
+    return this.decideNow(limits, consume);
+  }
+
+  /** The same decision, synchronously (this limiter needs no I/O). */
+  decideNow(limits: readonly AppliedLimit[], consume: boolean): Verdict {
     if (limits.length === 0) return { admitted: true, tightest: null };
     const now = this.#clock.now();
     this.#sweep(now);
@@ -40,47 +108,22 @@ export class RateLimiter {
     const logs = limits.map(
       (l) => this.#logs.get(l.key) ?? (consume ? this.#create(l) : new SlidingLog(l.limit, l.window * 1000)),
     );
-    // Refused when any limit is spent; Retry-After is the longest wait among the spent ones.
-    let spent = -1;
-    let wait = 0;
-    for (let i = 0; i < logs.length; i++) {
-      const log = logs[i] as SlidingLog;
-      if (log.count(now) < log.limit) continue;
-      const w = log.msUntilSlot(now);
-      if (spent < 0 || w > wait) [spent, wait] = [i, w];
-    }
-    if (spent >= 0) {
-      const retryAfter = Math.max(1, Math.ceil(wait / 1000));
-      return {
-        admitted: false,
-        tightest: { limit: limits[spent] as AppliedLimit, remaining: 0, reset: retryAfter },
-        retryAfter,
-      };
-    }
-    if (consume) for (const log of logs) log.tryAdmit(now);
-    // Tightest: fewest requests left; on a tie, the one that frees a slot last.
-    let tightest: LimitState | null = null;
-    for (let i = 0; i < logs.length; i++) {
-      const log = logs[i] as SlidingLog;
-      const s: LimitState = {
-        limit: limits[i] as AppliedLimit,
-        remaining: log.limit - log.count(now),
-        reset: Math.ceil(log.msUntilSlot(now) / 1000),
-      };
-      if (
-        !tightest ||
-        s.remaining < tightest.remaining ||
-        (s.remaining === tightest.remaining && s.reset > tightest.reset)
-      )
-        tightest = s;
-    }
-    return { admitted: true, tightest };
+    const room = logs.every((log) => log.count(now) < log.limit);
+    if (room && consume) for (const log of logs) log.tryAdmit(now);
+    return verdictOf(
+      limits,
+      logs.map((log) => ({ count: log.count(now), waitMs: log.msUntilSlot(now) })),
+      room,
+    );
   }
 
-  /** Forgets every counter (admin reset, C12). */
-  reset(): void {
+  async reset(): Promise<void> {
     this.#logs.clear();
   }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
 
   #create(l: AppliedLimit): SlidingLog {
     const log = new SlidingLog(l.limit, l.window * 1000);

@@ -151,7 +151,7 @@ export function adminHandlers(ctx: ServerContext) {
     'admin/reset': async (req: FastifyRequest, reply: FastifyReply) => {
       authorizeAdmin(req.auth);
       await withStore(ctx, () => ctx.store.reset());
-      ctx.limiter.reset();
+      await ctx.limiter.reset();
       return reply.code(204).send();
     },
   };

@@ -37,27 +37,27 @@ function checkCreateBody(body: unknown): { name: string; mapped: string } {
 
 /** The custom event types endpoints of C10 (OAuth with ads:write). */
 export function customEventTypeHandlers(ctx: ServerContext) {
-  const guard = (req: FastifyRequest, reply: FastifyReply, r: (typeof ROUTES)[keyof typeof ROUTES]) => {
+  const guard = async (req: FastifyRequest, reply: FastifyReply, r: (typeof ROUTES)[keyof typeof ROUTES]) => {
     const { principal, account } = authorizeAccountRoute(
       r,
       req.auth,
       (req.params as { ad_account_id: string }).ad_account_id,
       ctx.directory,
     );
-    enforceRateLimit(ctx.limiter, reply, r.rateLimitCategory, principal, account.id, false);
+    await enforceRateLimit(ctx.limiter, reply, r.rateLimitCategory, principal, account.id, false);
     return account;
   };
 
   return {
     'custom_event_types/list': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = guard(req, reply, ROUTES['custom_event_types/list']);
+      const account = await guard(req, reply, ROUTES['custom_event_types/list']);
       const rows = await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id));
       return { items: rows.map(out), max_items: MAX_PER_ACCOUNT };
     },
 
     'custom_event_types/create': async (req: FastifyRequest, reply: FastifyReply) => {
       requireJson(req);
-      const account = guard(req, reply, ROUTES['custom_event_types/create']);
+      const account = await guard(req, reply, ROUTES['custom_event_types/create']);
       const { name, mapped } = checkCreateBody(parseJsonBody(req));
       const row: CustomEventTypeRow = {
         name,
@@ -78,7 +78,7 @@ export function customEventTypeHandlers(ctx: ServerContext) {
     },
 
     'custom_event_types/delete': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = guard(req, reply, ROUTES['custom_event_types/delete']);
+      const account = await guard(req, reply, ROUTES['custom_event_types/delete']);
       const name = (req.params as { name: string }).name;
       const deleted =
         NAME.test(name) && (await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, name)));

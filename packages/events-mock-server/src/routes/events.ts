@@ -48,7 +48,7 @@ export function createEventsHandler(ctx: ServerContext) {
     // row, in C2 order, so the request counts as a live one until then.
     const queryProblems = new RequestProblems();
     const flag = { test: isTestRequest(req.query, queryProblems) };
-    enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, flag.test); // 429
+    await enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, flag.test); // 429
     queryProblems.throwIfAny(); // 400
 
     const names = new AccountEventNames(await withStore(ctx, () => ctx.customTypes.get(account.id)));

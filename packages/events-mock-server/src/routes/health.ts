@@ -26,8 +26,10 @@ export function healthHandlers(ctx: ServerContext) {
         return reply
           .code(503)
           .send({ status: 'unavailable' satisfies HealthState, problem: 'shutting down' });
-      const store = await dependency('store', ctx.store.description, () => ctx.store.ping());
-      const dependencies = [store];
+      const dependencies = await Promise.all([
+        dependency('store', ctx.store.description, () => ctx.store.ping()),
+        dependency('limits', ctx.limiter.description, () => ctx.limiter.ping()),
+      ]);
       const down = dependencies.find((d) => d.status !== 'ok');
       if (!down) return { status: 'ok' satisfies HealthState, dependencies };
       return reply.code(503).send({

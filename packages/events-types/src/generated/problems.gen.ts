@@ -322,7 +322,7 @@ export const REQUEST_ERRORS = [
       status: 503,
       code: 4197,
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
-      when: 'Storage is unavailable; Retry-After is set.',
+      when: 'Storage or the shared rate-limit store is unavailable; Retry-After is set.',
       fix: 'Retry after Retry-After seconds.',
     },
   ] as const;
@@ -405,6 +405,11 @@ export const REQUEST_PROBLEMS = {
       error: 'rate_limited',
       template: '{name} limit of {limit} requests per {window} seconds is spent; retry in {retryAfter} seconds',
       params: ['limit', 'name', 'retryAfter', 'window'],
+    },
+    limits_unavailable: {
+      error: 'service_unavailable',
+      template: 'the shared rate-limit store is unavailable: {reason}',
+      params: ['reason'],
     },
     no_role: {
       error: 'forbidden',
