@@ -1,8 +1,12 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 import shared from '../../vitest.shared.js';
 
-/** The HTTP behaviour tests that run a second time with PostgreSQL as the store (issue 10, C45-C47). */
+/**
+ * The HTTP behaviour tests that run a second time with PostgreSQL as the store and the rate limits in Redis
+ * (issue 10, C45-C52).
+ */
 const ON_POSTGRES_TOO = [
   'test/accounts-and-tokens.test.ts',
   'test/custom-event-types.test.ts',
@@ -14,23 +18,33 @@ const ON_POSTGRES_TOO = [
   'test/storage.test.ts',
 ];
 
-async function postgresAnswers(): Promise<boolean> {
-  const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+async function servicesAnswer(): Promise<boolean> {
+  const pgUrl = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 3000 });
+  const r = new Redis(process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+  });
+  r.on('error', () => {});
   try {
     await c.connect();
+    await r.connect();
+    await r.ping();
     return true;
   } catch (e) {
     process.stderr.write(
-      `\n*** PostgreSQL is unreachable (${(e as Error).message}): the "postgres" test project is SKIPPED ***\n\n`,
+      `\n*** PostgreSQL or Redis is unreachable (${(e as Error).message}): the "postgres" test project is SKIPPED ***\n\n`,
     );
     return false;
   } finally {
     await c.end().catch(() => {});
+    r.disconnect();
   }
 }
 
-// Two projects: every test on the embedded stores, then the HTTP behaviour tests again on PostgreSQL.
+// Two projects: every test on the embedded stores, then the HTTP behaviour tests again on PostgreSQL and
+// Redis.
 // (Projects are spelled out rather than `extends: true`, which would add the shared include to each.)
 const { resolve, ssr, test } = shared;
 export default defineConfig(async () => ({
@@ -39,7 +53,7 @@ export default defineConfig(async () => ({
   test: {
     projects: [
       { resolve, ssr, test: { ...test, name: 'sqlite' } },
-      ...((await postgresAnswers())
+      ...((await servicesAnswer())
         ? [
             {
               resolve,
@@ -48,7 +62,7 @@ export default defineConfig(async () => ({
                 ...test,
                 name: 'postgres',
                 include: ON_POSTGRES_TOO,
-                env: { EVENTS_TEST_STORE: 'postgres' },
+                env: { EVENTS_TEST_STORE: 'postgres', EVENTS_TEST_LIMITS: 'redis' },
               },
             },
           ]

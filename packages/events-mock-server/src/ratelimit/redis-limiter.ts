@@ -103,9 +103,10 @@ export class RedisLimiter implements Limiter {
     const l = new RedisLimiter(o);
     try {
       await l.#redis.connect();
+      await l.#redis.ping();
     } catch (e) {
       l.#redis.disconnect();
-      throw e;
+      throw new Error(`cannot reach Redis at ${l.description}: ${(e as Error).message}`);
     }
     return l;
   }

@@ -1,6 +1,7 @@
 import { ManualClock, type RunningServer, type StartServerOptions, startServer } from '../../src/index.js';
 import { testConfig } from './fixtures.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
+import { REDIS_TEST_URL, testPrefix } from './redis.js';
 
 /** 2026-03-02T12:00:00.000Z: a whole second, so window-edge tests read naturally. */
 export const T0 = Date.UTC(2026, 2, 2, 12, 0, 0);
@@ -39,6 +40,8 @@ export interface Reply {
  * every server on a PostgreSQL database of its own (C45-C47).
  */
 const ON_POSTGRES = process.env.EVENTS_TEST_STORE === 'postgres';
+/** ... and, in the same project, with the rate limits counted in Redis under a key prefix of its own. */
+const ON_REDIS = process.env.EVENTS_TEST_LIMITS === 'redis';
 
 /**
  * Starts a real server on a free port with the test config, an in-memory store (or, in the postgres
@@ -48,17 +51,21 @@ export async function startHarness(options: StartServerOptions = {}): Promise<Ha
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(T0);
   const ownStore = options.store === undefined && options.db === undefined && options.storeUrl === undefined;
   const pg: TestDatabase | undefined = ON_POSTGRES && ownStore ? await createTestDatabase() : undefined;
+  const ownLimits = options.limiter === undefined && options.limits === undefined;
+  const redisKeys = ON_REDIS && ownLimits ? testPrefix() : undefined;
   let server: RunningServer;
   try {
     server = await startServer({
       config: testConfig(),
       docs: false,
       ...(pg ? { storeUrl: pg.url } : {}),
+      ...(redisKeys ? { limits: REDIS_TEST_URL, limitsPrefix: redisKeys.prefix } : {}),
       ...options,
       clock,
     });
   } catch (e) {
     await pg?.drop();
+    await redisKeys?.drop();
     throw e;
   }
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Reply> => {
@@ -92,6 +99,7 @@ export async function startHarness(options: StartServerOptions = {}): Promise<Ha
     close: async () => {
       await server.close();
       await pg?.drop();
+      await redisKeys?.drop();
     },
   };
 }

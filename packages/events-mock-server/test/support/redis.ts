@@ -1,0 +1,56 @@
+// Real Redis for tests (C50-C52): each caller gets a key prefix of its own, deleted after. The machine's
+// server is at 127.0.0.1:6379 (REDIS_TEST_URL overrides); when it cannot be reached, the tests that need it
+// say so on one visible line and skip, and CI starts it first so they always run there.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+
+let reachable: Promise<boolean> | undefined;
+
+export function redisReachable(): Promise<boolean> {
+  reachable ??= (async () => {
+    const r = new Redis(REDIS_TEST_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
+    r.on('error', () => {});
+    try {
+      await r.connect();
+      await r.ping();
+      return true;
+    } catch (e) {
+      process.stderr.write(
+        `\n*** Redis at ${REDIS_TEST_URL} is unreachable (${(e as Error).message}): the Redis tests are SKIPPED ***\n\n`,
+      );
+      return false;
+    } finally {
+      r.disconnect();
+    }
+  })();
+  return reachable;
+}
+
+/** A fresh key prefix and a function that deletes every key under it. */
+export function testPrefix(): { prefix: string; drop(): Promise<void> } {
+  const prefix = `ems-test:${randomBytes(6).toString('hex')}:`;
+  return {
+    prefix,
+    async drop() {
+      const r = new Redis(REDIS_TEST_URL);
+      try {
+        const keys = await r.keys(`${prefix}*`);
+        if (keys.length) await r.del(...keys);
+      } finally {
+        r.disconnect();
+      }
+    },
+  };
+}
+
+/** How many keys exist under a prefix. */
+export async function keysUnder(prefix: string): Promise<number> {
+  const r = new Redis(REDIS_TEST_URL);
+  try {
+    return (await r.keys(`${prefix}*`)).length;
+  } finally {
+    r.disconnect();
+  }
+}
