@@ -1,13 +1,16 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
-import type { DemoCredentials } from './config/demo.js';
+import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
-import { type RunningServer, startServer } from './server.js';
+import { parseLimitsUrl } from './ratelimit/open-limiter.js';
+import { type RunningServer, type StartServerOptions, startServer } from './server.js';
 import { parseStoreUrl } from './store/store-url.js';
 
-const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--store URL | --db PATH] [--log-level L]
+const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--store URL | --db PATH]
+                          [--limits memory|URL] [--workers N] [--log-level L]
 
   --port N        port to listen on (0 picks a free one; default: config server.port, else 8080)
   --host H        interface to listen on (default: config server.host, else 127.0.0.1)
@@ -16,6 +19,10 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
   --store URL     where events are kept: sqlite:PATH, :memory: or postgres://user@host:5432/database
                   (default: $DATABASE_URL, else config storage.url or storage.path, else ./events.db)
   --db PATH       SQLite file, or :memory: to keep nothing (the same as --store sqlite:PATH)
+  --limits V      where rate limits are counted: memory (this process) or redis://host:6379 (shared by
+                  every instance; default: $REDIS_URL, else config limits.url, else memory)
+  --workers N     N processes on one port (node:cluster; default 1). More than one needs a shared store
+                  (--store postgres://...) and shared limits (--limits redis://...)
   --log-level L   fatal|error|warn|info|debug|trace|silent (default: config log_level, else info)
 `;
 
@@ -45,89 +52,109 @@ function curlLine(url: string, demo: DemoCredentials): string {
   );
 }
 
-async function main(): Promise<number> {
-  let values: {
-    port?: string;
-    host?: string;
-    config?: string;
-    db?: string;
-    store?: string;
-    'log-level'?: string;
-    help?: boolean;
-  };
-  try {
-    // `pnpm start -- --port 9000` hands the separator on; take it off.
-    const argv = process.argv.slice(2);
-    if (argv[0] === '--') argv.shift();
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        config: { type: 'string' },
-        db: { type: 'string' },
-        store: { type: 'string' },
-        'log-level': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(usage);
-    return 0;
-  }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    process.stderr.write(`--port must be an integer from 0 to 65535; received ${values.port}\n`);
-    return 2;
-  }
+/** Most workers one box is given; beyond the cores they only add memory. */
+const MAX_WORKERS = 64;
+/** Env var that hands a worker the options its primary resolved (and the demo config, generated once). */
+const WORKER_ENV = 'EVENTS_MOCK_WORKER';
 
-  if (values.store !== undefined && values.db !== undefined) {
-    process.stderr.write('--store and --db both name the store; give one\n');
-    return 2;
-  }
+interface Plan {
+  options: StartServerOptions;
+  workers: number;
+  /** The demo credentials when no config file was given (the primary prints them). */
+  demo: DemoCredentials | null;
+}
+
+type Flags = {
+  port?: string;
+  host?: string;
+  config?: string;
+  db?: string;
+  store?: string;
+  limits?: string;
+  workers?: string;
+  'log-level'?: string;
+  help?: boolean;
+};
+
+function fail(message: string): { code: number; message: string } {
+  return { code: 2, message };
+}
+
+/** Flags, environment and config file, resolved into startServer's options (C47, C52). */
+function plan(values: Flags): Plan | { code: number; message: string } {
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535))
+    return fail(`--port must be an integer from 0 to 65535; received ${values.port}`);
+  const workers = values.workers === undefined ? 1 : Number(values.workers);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS))
+    return fail(`--workers must be an integer from 1 to ${MAX_WORKERS}; received ${values.workers}`);
+  if (values.store !== undefined && values.db !== undefined)
+    return fail('--store and --db both name the store; give one');
   // C47: a flag, then DATABASE_URL, then the config file, then ./events.db.
   const storeUrl =
     values.store ?? (values.db === undefined ? process.env.DATABASE_URL || undefined : undefined);
   if (storeUrl !== undefined) {
     const parsed = parseStoreUrl(storeUrl);
-    if ('error' in parsed) {
-      process.stderr.write(`${values.store !== undefined ? '--store' : 'DATABASE_URL'} ${parsed.error}\n`);
-      return 2;
-    }
+    if ('error' in parsed)
+      return fail(`${values.store !== undefined ? '--store' : 'DATABASE_URL'} ${parsed.error}`);
   }
-
-  let server: RunningServer;
-  try {
-    // The file is read here only for the defaults that differ from startServer's (port, db, log level).
-    const fileConfig = values.config ? loadConfigFile(values.config) : undefined;
-    server = await startServer({
-      port: port ?? fileConfig?.server.port ?? 8080,
-      host: values.host ?? fileConfig?.server.host ?? '127.0.0.1',
-      ...(values.config ? { config: values.config } : {}),
-      ...(storeUrl !== undefined
-        ? { storeUrl }
-        : values.db !== undefined || (!fileConfig?.storage.url && !fileConfig?.storage.path)
-          ? { db: values.db ?? './events.db' }
-          : {}),
-      logLevel: values['log-level'] ?? fileConfig?.logLevel ?? 'info',
-    });
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`cannot start: ${(e as Error).message}\n`);
-    return 1;
+  // C52: a flag, then REDIS_URL, then the config file, then memory.
+  const limits = values.limits ?? (process.env.REDIS_URL || undefined);
+  if (limits !== undefined) {
+    const parsed = parseLimitsUrl(limits);
+    if ('error' in parsed)
+      return fail(`${values.limits !== undefined ? '--limits' : 'REDIS_URL'} ${parsed.error}`);
   }
+  // The file is read here only for the defaults that differ from startServer's (port, db, log level) and
+  // for what --workers needs to know.
+  const fileConfig = values.config ? loadConfigFile(values.config) : undefined;
+  const options: StartServerOptions = {
+    port: port ?? fileConfig?.server.port ?? 8080,
+    host: values.host ?? fileConfig?.server.host ?? '127.0.0.1',
+    ...(values.config ? { config: values.config } : {}),
+    ...(storeUrl !== undefined
+      ? { storeUrl }
+      : values.db !== undefined || (!fileConfig?.storage.url && !fileConfig?.storage.path)
+        ? { db: values.db ?? './events.db' }
+        : {}),
+    ...(limits !== undefined ? { limits } : {}),
+    logLevel: values['log-level'] ?? fileConfig?.logLevel ?? 'info',
+  };
+  if (workers > 1) {
+    const store = storeUrl ?? fileConfig?.storage.url;
+    const sharedStore = store !== undefined && /^postgres(ql)?:/i.test(store);
+    const limitsAt = limits ?? fileConfig?.limits.url ?? 'memory';
+    if (!sharedStore || !/^rediss?:/i.test(limitsAt))
+      return fail(
+        `--workers ${workers} needs a store and rate limits that every worker shares: ` +
+          `${sharedStore ? '' : 'give --store postgres://... (or DATABASE_URL) instead of SQLite'}` +
+          `${!sharedStore && !/^rediss?:/i.test(limitsAt) ? ' and ' : ''}` +
+          `${/^rediss?:/i.test(limitsAt) ? '' : 'give --limits redis://... (or REDIS_URL) instead of in-memory limits'}` +
+          ' (C52: otherwise each worker would count the limits on its own)',
+      );
+  }
+  let demo: DemoCredentials | null = null;
+  if (!values.config && workers > 1) {
+    // One demo config for all workers: each would otherwise make up tokens of its own.
+    const d = demoConfig();
+    options.config = d.raw;
+    demo = d.credentials;
+  }
+  return { options, workers, demo };
+}
 
-  const out = [`events-mock-server listening on ${server.url} (store: ${server.store.description})`];
-  if (server.demo) {
-    const d = server.demo;
+function banner(
+  url: string,
+  store: string,
+  limits: string,
+  workers: number,
+  demo: DemoCredentials | null,
+): string {
+  const out = [
+    `events-mock-server listening on ${url} (store: ${store}; limits: ${limits}${workers > 1 ? `; workers: ${workers}` : ''})`,
+  ];
+  if (demo) {
+    const d = demo;
     out.push(
       '',
       'Demo config (no --config); the tokens change at every start:',
@@ -137,14 +164,16 @@ async function main(): Promise<number> {
       `  admin token       ${d.adminToken}`,
       '',
       'Send one valid event:',
-      `  ${curlLine(server.url, d)}`,
+      `  ${curlLine(url, d)}`,
       '',
-      `Docs: ${server.url}/docs/   Health: ${server.url}/healthz   Metrics: ${server.url}/metrics`,
+      `Docs: ${url}/docs/   Health: ${url}/healthz   Metrics: ${url}/metrics`,
     );
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  return `${out.join('\n')}\n`;
+}
 
-  // Graceful shutdown: stop accepting, finish in-flight batches, close the store. A second signal forces.
+/** Graceful shutdown of one server process: stop accepting, finish in-flight batches, close the store. */
+function stopOnSignals(server: RunningServer): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -169,6 +198,127 @@ async function main(): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function start(options: StartServerOptions): Promise<RunningServer | number> {
+  try {
+    return await startServer(options);
+  } catch (e) {
+    process.stderr.write(
+      e instanceof ConfigError ? `${e.message}\n` : `cannot start: ${(e as Error).message}\n`,
+    );
+    return 1;
+  }
+}
+
+/** A worker of --workers: the primary resolved its options; it reports when it listens. */
+async function worker(): Promise<number> {
+  const options = JSON.parse(process.env[WORKER_ENV] as string) as StartServerOptions;
+  const server = await start(options);
+  if (typeof server === 'number') return server;
+  stopOnSignals(server);
+  process.send?.({
+    listening: server.url,
+    store: server.store.description,
+    limits: server.limiter.description,
+  });
+  return -1;
+}
+
+/** The primary of --workers: forks, prints one banner, forwards signals, replaces a worker that dies. */
+function primary(p: Plan): number {
+  cluster.setupPrimary({ silent: false });
+  let stopping = false;
+  let ready = 0;
+  const env = { [WORKER_ENV]: JSON.stringify(p.options) };
+  const fork = () => {
+    const w = cluster.fork(env);
+    w.on('message', (m: { listening?: string; store?: string; limits?: string }) => {
+      if (!m.listening || ++ready !== p.workers) return;
+      process.stdout.write(banner(m.listening, m.store ?? '', m.limits ?? '', p.workers, p.demo));
+    });
+    w.on('exit', (code, signal) => {
+      if (stopping) return;
+      if (ready < p.workers) {
+        // A worker that cannot start (bad config, database away) stops the whole server.
+        process.stderr.write(`a worker exited (${signal ?? code}) before listening: stopping\n`);
+        stopping = true;
+        for (const o of Object.values(cluster.workers ?? {})) o?.process.kill('SIGTERM');
+        process.exitCode = 1;
+        return;
+      }
+      process.stderr.write(`worker ${w.process.pid} exited (${signal ?? code}); starting another\n`);
+      fork();
+    });
+  };
+  for (let i = 0; i < p.workers; i++) fork();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      for (const o of Object.values(cluster.workers ?? {})) o?.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    stopping = true;
+    for (const o of Object.values(cluster.workers ?? {})) o?.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // Exits once every worker has (each finishes its in-flight requests first).
+  cluster.on('exit', () => {
+    if (stopping && Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0);
+  });
+  return -1;
+}
+
+async function main(): Promise<number> {
+  if (cluster.isWorker) return worker();
+  let values: Flags;
+  try {
+    // `pnpm start -- --port 9000` hands the separator on; take it off.
+    const argv = process.argv.slice(2);
+    if (argv[0] === '--') argv.shift();
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        config: { type: 'string' },
+        db: { type: 'string' },
+        store: { type: 'string' },
+        limits: { type: 'string' },
+        workers: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  let p: Plan | { code: number; message: string };
+  try {
+    p = plan(values);
+  } catch (e) {
+    process.stderr.write(
+      e instanceof ConfigError ? `${e.message}\n` : `cannot start: ${(e as Error).message}\n`,
+    );
+    return 1;
+  }
+  if ('code' in p) {
+    process.stderr.write(`${p.message}\n`);
+    return p.code;
+  }
+  if (p.workers > 1) return primary(p);
+  const server = await start(p.options);
+  if (typeof server === 'number') return server;
+  process.stdout.write(
+    banner(server.url, server.store.description, server.limiter.description, 1, server.demo),
+  );
+  stopOnSignals(server);
   return -1;
 }
 

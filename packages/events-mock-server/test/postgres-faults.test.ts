@@ -91,7 +91,7 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
     try {
       const bin = await spawnBin(['--port', '0'], { DATABASE_URL: db.url });
       try {
-        expect(bin.stdout()).toContain(`(store: postgres://127.0.0.1:5432/${db.name})`);
+        expect(bin.stdout()).toContain(`(store: postgres://127.0.0.1:5432/${db.name}; limits: memory)`);
         expect((await fetch(`${bin.url}/readyz`).then((r) => r.json())).dependencies).toEqual([
           { name: 'store', status: 'ok', target: `postgres://127.0.0.1:5432/${db.name}` },
           { name: 'limits', status: 'ok', target: 'memory' },
