@@ -1,28 +1,41 @@
 // The server under test, in its own process: startServer with conversion tokens (no rate limit on live
-// events, seed 8 rule 2), SQLite in a fresh file with the default synchronous=FULL, logs at info to
-// /dev/null. Test requests are limited to 10 per second per token (C7), so the bench rotates over
-// BENCH_TOKENS tokens: the limiter still runs on every request, it just never refuses.
+// events, seed 8 rule 2), SQLite in a fresh file with the default synchronous=FULL (or the PostgreSQL
+// database of BENCH_STORE_URL), logs at info to /dev/null. Test requests are limited to 10 per second per
+// token (C7), so the bench rotates over BENCH_TOKENS tokens: the limiter still runs on every request, it
+// just never refuses. With BENCH_WORKERS > 1 this process is a node:cluster primary whose workers serve
+// one port, as `--workers` does, and its probe answers the workers' figures summed.
 // The built package (dist), as operators run it: `pnpm bench` builds first (turbo). Plain JavaScript, so no
 // transpiler adds its memory to the RSS figures.
+import cluster from 'node:cluster';
 import { startServer } from '@org/events-mock-server';
-import { serveProbe } from './probe.mjs';
+import { serveClusterProbe, serveProbe } from './probe.mjs';
 
-const db = process.env.BENCH_DB ?? ':memory:';
-const tokens = Number(process.env.BENCH_TOKENS ?? 1);
-const server = await startServer({
-  db,
-  logLevel: 'info',
-  docs: false,
-  ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
-  ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
-  config: {
-    ad_accounts: [{ id: '549755885175', currency: 'USD' }],
-    tokens: Array.from({ length: tokens }, (_, i) => ({
-      id: `bench-${i}`,
-      kind: 'conversion',
-      token: `bench-conversion-token-${i}`,
-      ad_account: '549755885175',
-    })),
-  },
-});
-serveProbe(server.url, () => server.close());
+const workers = Number(process.env.BENCH_WORKERS ?? 1);
+
+if (workers > 1 && cluster.isPrimary) {
+  const forked = Array.from({ length: workers }, () => cluster.fork());
+  serveClusterProbe(forked);
+} else {
+  const db = process.env.BENCH_DB ?? ':memory:';
+  const tokens = Number(process.env.BENCH_TOKENS ?? 1);
+  const server = await startServer({
+    ...(process.env.BENCH_STORE_URL ? { storeUrl: process.env.BENCH_STORE_URL } : { db }),
+    ...(process.env.BENCH_LIMITS ? { limits: process.env.BENCH_LIMITS } : {}),
+    ...(process.env.BENCH_LIMITS_PREFIX ? { limitsPrefix: process.env.BENCH_LIMITS_PREFIX } : {}),
+    logLevel: 'info',
+    docs: false,
+    ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
+    ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
+    port: Number(process.env.BENCH_PORT ?? 0),
+    config: {
+      ad_accounts: [{ id: '549755885175', currency: 'USD' }],
+      tokens: Array.from({ length: tokens }, (_, i) => ({
+        id: `bench-${i}`,
+        kind: 'conversion',
+        token: `bench-conversion-token-${i}`,
+        ad_account: '549755885175',
+      })),
+    },
+  });
+  serveProbe(server.url, () => server.close());
+}

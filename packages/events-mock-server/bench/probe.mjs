@@ -35,3 +35,45 @@ export function serveProbe(url, close) {
   });
   process.send?.({ url });
 }
+
+/**
+ * The probe of a node:cluster primary: relays `start`, `stats` and `stop` to every worker (each runs
+ * serveProbe) and answers their figures together: RSS and CPU summed, the worst event-loop delay.
+ * @param {import('node:cluster').Worker[]} workers
+ */
+export function serveClusterProbe(workers) {
+  /** @type {(w: import('node:cluster').Worker) => Promise<any>} */
+  const next = (w) => new Promise((resolve) => w.once('message', resolve));
+  void Promise.all(workers.map(next)).then((ready) => {
+    process.on('message', async (m) => {
+      if (m === 'start') for (const w of workers) w.send('start');
+      else if (m === 'stats') {
+        const all = await Promise.all(
+          workers.map((w) => {
+            const reply = next(w);
+            w.send('stats');
+            return reply;
+          }),
+        );
+        /** @type {import('./probe-stats.js').ProbeStats} */
+        const stats = {
+          maxRSS: all.reduce((n, s) => n + s.maxRSS, process.resourceUsage().maxRSS * 1024),
+          idleRSS: all.reduce((n, s) => n + s.idleRSS, 0),
+          lagP99: Math.max(...all.map((s) => s.lagP99)),
+          cpuMicros: all.reduce((n, s) => n + s.cpuMicros, 0),
+        };
+        process.send?.(stats);
+      } else if (m === 'stop') {
+        await Promise.all(
+          workers.map((w) => {
+            const gone = new Promise((r) => w.once('exit', r));
+            w.send('stop');
+            return gone;
+          }),
+        );
+        process.exit(0);
+      }
+    });
+    process.send?.({ url: ready[0].url });
+  });
+}

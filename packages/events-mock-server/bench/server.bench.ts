@@ -18,6 +18,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
+import { createBenchDatabase, pgReachable } from './postgres.js';
 import type { ProbeStats } from './probe-stats.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -177,6 +178,11 @@ async function measure(target: string, child: Child, path: string, size: number)
 }
 
 const rows: Row[] = [];
+// PostgreSQL rows (issue 10): a fresh database per run on the machine's server; skipped, with a line that
+// says so, when it does not answer.
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const pgAdmin = await pgReachable(PG_ADMIN_URL);
 const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
@@ -205,6 +211,33 @@ try {
     );
     rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
     await stored.stop();
+    if (pgAdmin) {
+      for (const workers of [1, 2]) {
+        const db = await createBenchDatabase(pgAdmin);
+        try {
+          const child = await start(
+            './mock-server.mjs',
+            {
+              BENCH_STORE_URL: db.url,
+              BENCH_TOKENS: String(TOKENS),
+              BENCH_WORKERS: String(workers),
+              ...(workers > 1
+                ? { BENCH_LIMITS: REDIS_URL, BENCH_LIMITS_PREFIX: `ems-bench:${db.name}:` }
+                : {}),
+            },
+            `postgres-${workers}w-${size}`,
+          );
+          const target =
+            workers === 1
+              ? 'mock server, PostgreSQL'
+              : `mock server, PostgreSQL + Redis limits, ${workers} workers`;
+          rows.push(await measure(target, child, eventsPath, size));
+          await child.stop();
+        } finally {
+          await db.drop();
+        }
+      }
+    }
     process.stderr.write(`size ${size} done\n`);
   }
 } finally {

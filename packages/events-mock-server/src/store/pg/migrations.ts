@@ -85,21 +85,26 @@ CREATE TABLE dedup_keys (
   PRIMARY KEY (ad_account_id, event_name, event_id)
 );
 CREATE INDEX dedup_keys_by_seen ON dedup_keys (seen_at);
+-- Counters are split in shards, one per connection (its backend pid modulo 64) and summed when read: a
+-- single row per (account, name) would be locked by every batch of the account until it commits, which
+-- serializes all of them.
 CREATE TABLE event_counts (
   ad_account_id text NOT NULL,
   event_name text NOT NULL,
+  shard smallint NOT NULL,
   usage text NOT NULL,
   processed bigint NOT NULL,
   duplicates bigint NOT NULL,
-  PRIMARY KEY (ad_account_id, event_name)
+  PRIMARY KEY (ad_account_id, event_name, shard)
 );
 -- C11: failed events are counted, never stored.
 CREATE TABLE failure_counts (
   ad_account_id text NOT NULL,
   event_name text NOT NULL,
   code text NOT NULL,
+  shard smallint NOT NULL,
   count bigint NOT NULL,
-  PRIMARY KEY (ad_account_id, event_name, code)
+  PRIMARY KEY (ad_account_id, event_name, code, shard)
 );
 
 -- One batch in one call (C46): a single round trip, one transaction, committed before the 200 (C11).
@@ -176,20 +181,20 @@ BEGIN
   END IF;
 
   -- 4. Counters per event name, then failures per name and reason code.
-  INSERT INTO event_counts AS c (ad_account_id, event_name, usage, processed, duplicates)
-  SELECT p_account, i.name, max(i.usage),
+  INSERT INTO event_counts AS c (ad_account_id, event_name, shard, usage, processed, duplicates)
+  SELECT p_account, i.name, pg_backend_pid() % 64, max(i.usage),
          count(*) FILTER (WHERE dd.idx IS NULL), count(*) FILTER (WHERE dd.idx IS NOT NULL)
   FROM unnest(p_idx, p_names, p_usages) AS i(idx, name, usage)
   LEFT JOIN unnest(d_idx) AS dd(idx) ON dd.idx = i.idx
   GROUP BY i.name ORDER BY i.name
-  ON CONFLICT (ad_account_id, event_name) DO UPDATE
+  ON CONFLICT (ad_account_id, event_name, shard) DO UPDATE
     SET usage = excluded.usage, processed = c.processed + excluded.processed,
         duplicates = c.duplicates + excluded.duplicates;
   IF cardinality(p_fail_names) > 0 THEN
-    INSERT INTO failure_counts AS f (ad_account_id, event_name, code, count)
-    SELECT p_account, fn, fc, count(*) FROM unnest(p_fail_names, p_fail_codes) AS u(fn, fc)
+    INSERT INTO failure_counts AS f (ad_account_id, event_name, code, shard, count)
+    SELECT p_account, fn, fc, pg_backend_pid() % 64, count(*) FROM unnest(p_fail_names, p_fail_codes) AS u(fn, fc)
     GROUP BY fn, fc ORDER BY fn, fc
-    ON CONFLICT (ad_account_id, event_name, code) DO UPDATE SET count = f.count + excluded.count;
+    ON CONFLICT (ad_account_id, event_name, code, shard) DO UPDATE SET count = f.count + excluded.count;
   END IF;
 
   RETURN QUERY SELECT * FROM unnest(d_idx, d_sources, d_seen, d_times);

@@ -368,11 +368,13 @@ export class PgStore implements Store {
   async report(adAccountId: string): Promise<AccountReportData> {
     const [stored, failed] = await Promise.all([
       this.#q<{ event_name: string; usage: string; processed: number; duplicates: number }>(
-        'SELECT event_name, usage, processed, duplicates FROM event_counts WHERE ad_account_id = $1 ORDER BY event_name',
+        `SELECT event_name, max(usage) AS usage, sum(processed)::bigint AS processed, sum(duplicates)::bigint AS duplicates
+         FROM event_counts WHERE ad_account_id = $1 GROUP BY event_name ORDER BY event_name`,
         [adAccountId],
       ),
       this.#q<{ event_name: string; code: string; count: number }>(
-        'SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = $1 ORDER BY event_name, code',
+        `SELECT event_name, code, sum(count)::bigint AS count
+         FROM failure_counts WHERE ad_account_id = $1 GROUP BY event_name, code ORDER BY event_name, code`,
         [adAccountId],
       ),
     ]);
