@@ -5,6 +5,7 @@
  */
 export {
   appendWarning,
+  type BatchOptions,
   type BatchValidation,
   type EventValidation,
   validateBatch,

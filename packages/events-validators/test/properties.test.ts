@@ -247,6 +247,7 @@ const STRUCTURAL: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   'string_too_long',
   'too_many_items',
   'integer_out_of_range',
+  'integer_not_exact',
   'unknown_field',
   'pattern_mismatch',
 ]);

@@ -69,6 +69,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'missing; send Authorization: Bearer <token>',
       params: [],
     },
+    body_invalid_utf8: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not valid UTF-8: the byte at offset {offset} does not belong to a UTF-8 sequence',
+      params: ['offset'],
+    },
     body_not_object: {
       outcome: 'invalid_request',
       order: 6,
@@ -78,6 +87,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
     },
+    body_too_deep: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'nests objects and arrays more than {max} deep (at byte offset {offset})',
+      params: ['max', 'offset'],
+    },
     body_too_large: {
       outcome: 'payload_too_large',
       order: 0,
@@ -86,6 +104,24 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'the body is over {max} bytes',
       params: ['max'],
+    },
+    body_too_many_members: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'has an object with more than {max} members (at byte offset {offset})',
+      params: ['max', 'offset'],
+    },
+    body_unpaired_surrogate: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'holds an unpaired surrogate escape at byte offset {offset}; I-JSON (RFC 7493) allows whole characters only',
+      params: ['offset'],
     },
     content_length_mismatch: {
       outcome: 'invalid_request',
@@ -249,6 +285,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'the shared rate-limit store is unavailable: {reason}',
       params: ['reason'],
     },
+    member_repeated: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
+      params: [],
+    },
     no_role: {
       outcome: 'forbidden',
       order: 4,
@@ -403,8 +448,12 @@ export interface RequestProblemParams {
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
   auth_missing: Record<string, never>;
+  body_invalid_utf8: { offset: string | number };
   body_not_object: { fields: string | number; received: string | number };
+  body_too_deep: { max: string | number; offset: string | number };
   body_too_large: { max: string | number };
+  body_too_many_members: { max: string | number; offset: string | number };
+  body_unpaired_surrogate: { offset: string | number };
   content_length_mismatch: Record<string, never>;
   content_type: { received: string | number };
   cursor_invalid: Record<string, never>;
@@ -423,6 +472,7 @@ export interface RequestProblemParams {
   json_malformed: { reason: string | number };
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   limits_unavailable: { reason: string | number };
+  member_repeated: Record<string, never>;
   no_role: { received: string | number };
   number_out_of_range: { bound: string | number; received: string | number };
   query_alias_disagrees: { alias: string | number };

@@ -68,8 +68,7 @@ export class ValidationPool {
   }
 
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
-    if (this.threadFor(raw.length) === 'inline')
-      return Promise.resolve(prepareBatch(raw.toString('utf8'), ctx, withJson));
+    if (this.threadFor(raw.length) === 'inline') return Promise.resolve(prepareBatch(raw, ctx, withJson));
     const slot = this.#pick();
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.

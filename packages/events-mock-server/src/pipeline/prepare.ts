@@ -1,7 +1,13 @@
 import type { BatchResponse } from '@org/events-types';
 import { LIMITS } from '@org/events-types';
-import { type EventProblems, type ValidationContext, validateBatch } from '@org/events-validators';
-import { dataElementSlices } from './json-slices.js';
+import {
+  type EventProblems,
+  formatMessage,
+  type Problem,
+  type ValidationContext,
+  validateBatch,
+} from '@org/events-validators';
+import { type ScanProblem, scanBody } from './json-scan.js';
 
 /** An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11). */
 export interface PreparedEvent {
@@ -19,6 +25,8 @@ export interface PreparedEvent {
  */
 export type Prepared =
   | { kind: 'json_error'; reason: string }
+  /** The bytes break a rule of C35-C37 (UTF-8, surrogates, depth, members, a repeated top-level name). */
+  | { kind: 'bytes_error'; problem: ScanProblem }
   | {
       kind: 'invalid';
       status: number;
@@ -41,23 +49,42 @@ export type Prepared =
  */
 const MAX_COUNTED_NAME = LIMITS.custom_event_name_max_length.value;
 
+const SCAN_LIMITS = { maxDepth: LIMITS.json_max_depth.value, maxMembers: LIMITS.json_max_members.value };
+
 /**
- * JSON.parse, the per-event rules of @org/events-validators (C3-C6, the same code integrators run), and the
- * JSON of each accepted event. An event accepted unchanged is stored as the text the client sent (found by
- * dataElementSlices) instead of being serialized again; a changed one (values dropped, C4) is serialized.
+ * The byte scan of C35-C37, JSON.parse, the per-event rules of @org/events-validators (C3-C6, the same code
+ * integrators run), and the JSON of each accepted event. An event accepted unchanged, with no repeated
+ * member name and only numbers every reader holds alike, is stored as the bytes the client sent; any other
+ * accepted event is serialized from the value the rules accepted (C36).
  */
-export function prepareBatch(text: string, ctx: ValidationContext, withJson: boolean): Prepared {
+export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: boolean): Prepared {
+  const scan = scanBody(raw, SCAN_LIMITS);
+  if (!scan.ok) {
+    const { ok: _, ...problem } = scan;
+    return { kind: 'bytes_error', problem };
+  }
+  const elements = scan.elements;
+  let eventErrors: Map<number, Problem[]> | undefined;
+  if (elements)
+    for (let i = 0; i < elements.length; i++) {
+      const path = elements[i]?.duplicate;
+      if (path == null) continue;
+      eventErrors ??= new Map();
+      eventErrors.set(i, [
+        { path, code: 'member_repeated', message: formatMessage('member_repeated', { path }) },
+      ]);
+    }
+  const text = raw.toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (e) {
     return { kind: 'json_error', reason: text === '' ? 'the body is empty' : (e as Error).message };
   }
-  const result = validateBatch(body, ctx);
+  const result = validateBatch(body, ctx, eventErrors ? { eventErrors } : {});
   if (!result.ok) return { kind: 'invalid', status: result.status, error: result.error };
   const data = (body as { data: unknown[] }).data;
-  const slices = withJson ? dataElementSlices(text) : null;
-  const exact = slices !== null && slices.length === data.length;
+  const exact = withJson && elements !== null && elements.length === data.length;
   const events: PreparedEvent[] = [];
   const failures: { eventName: string; codes: string[] }[] = [];
   const problems: [number, EventProblems][] = [];
@@ -77,7 +104,13 @@ export function prepareBatch(text: string, ctx: ValidationContext, withJson: boo
       if (p.warnings.some((w) => w.code === 'duplicate_event')) warnedDuplicates.push(i);
     }
     let json = '';
-    if (withJson) json = exact && ev === data[i] ? (slices[i] as string) : JSON.stringify(ev);
+    if (withJson) {
+      const el = exact ? elements[i] : undefined;
+      json =
+        el?.exactNumbers && el.duplicate === null && ev === data[i]
+          ? raw.toString('utf8', el.start, el.end)
+          : JSON.stringify(ev);
+    }
     events.push({ index: i, eventName: ev.event_name, eventId: ev.event_id, eventTime: ev.event_time, json });
   }
   return { kind: 'ok', response: result.response, events, failures, problems, warnedDuplicates };

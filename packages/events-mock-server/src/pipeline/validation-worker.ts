@@ -13,7 +13,7 @@ interface Task {
 
 parentPort?.on('message', (t: Task) => {
   try {
-    const prepared = prepareBatch(Buffer.from(t.raw).toString('utf8'), t.ctx, t.withJson);
+    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson);
     parentPort?.postMessage({ id: t.id, prepared });
   } catch (e) {
     parentPort?.postMessage({ id: t.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

@@ -70,7 +70,7 @@ type DecideClient = Redis & {
 };
 
 /**
- * The limiter shared by every instance (C50, C51). Fails closed: when Redis does not answer within a second,
+ * The limiter shared by every instance (C50, C51). Fails closed: when Redis does not answer within two seconds,
  * the request is refused with 503 and Retry-After upstream, never admitted uncounted.
  */
 export class RedisLimiter implements Limiter {
@@ -90,7 +90,7 @@ export class RedisLimiter implements Limiter {
       // Fail fast rather than queue: a request must not wait on a Redis that is away (C51).
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
+      commandTimeout: 2000,
       connectTimeout: 3000,
     }) as DecideClient;
     this.#redis.defineCommand('eventsDecide', { lua: DECIDE_LUA });

@@ -10,6 +10,7 @@ import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
 import { enforceRateLimit } from '../http/rate-limit.js';
 import { withStore } from '../http/storage.js';
+import type { ScanProblem } from '../pipeline/json-scan.js';
 import type { Prepared } from '../pipeline/prepare.js';
 import { dedupKey, type Earlier, type EventToStore } from '../store/store.js';
 
@@ -20,6 +21,22 @@ const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 function duplicateMessage(e: Earlier): string {
   const source = e.source === 'tag' ? 'tag event' : `received ${new Date(e.seenAt).toISOString()}`;
   return formatMessage('duplicate_event', { source, earlierTime: e.eventTime });
+}
+
+/** The 400 of a body whose bytes break C35-C37, with the byte offset or the repeated name. */
+function bytesError(p: ScanProblem) {
+  switch (p.kind) {
+    case 'utf8':
+      return requestError('body_invalid_utf8', 'body', { offset: p.offset });
+    case 'surrogate':
+      return requestError('body_unpaired_surrogate', 'body', { offset: p.offset });
+    case 'depth':
+      return requestError('body_too_deep', 'body', { max: p.max, offset: p.offset });
+    case 'members':
+      return requestError('body_too_many_members', 'body', { max: p.max, offset: p.offset });
+    case 'duplicate_top':
+      return requestError('member_repeated', p.key.slice(0, 64), {});
+  }
 }
 
 /** Whether a request to the events endpoint is a test request (C7): only a well-formed `true` makes it one. */
@@ -66,6 +83,7 @@ export function createEventsHandler(ctx: ServerContext) {
     );
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
+    if (prepared.kind === 'bytes_error') throw bytesError(prepared.problem); // 400 (C35-C37)
     if (prepared.kind === 'invalid') {
       const { code, message, details } = prepared.error;
       reply.code(prepared.status);

@@ -43,6 +43,18 @@ export const LIMITS = {
       source: 'C4',
     },
     hashed_values_max_items: { value: 100, unit: 'count', description: 'Most hashes in one user_data field.', source: 'C13' },
+    json_max_depth: {
+      value: 32,
+      unit: 'count',
+      description: 'Deepest nesting of objects and arrays in a request body (the body itself is 1); deeper bodies answer 400 before they are parsed.',
+      source: 'C37',
+    },
+    json_max_members: {
+      value: 1000,
+      unit: 'count',
+      description: 'Most members of one JSON object in a request body; more answer 400 before the body is parsed.',
+      source: 'C37',
+    },
     messages_max_per_event: {
       value: 10,
       unit: 'count',

@@ -78,6 +78,13 @@ export const PROBLEM_CODES = {
       params: ['path'],
       description: 'A hashed field holds something else, such as a raw email; raw personal data is never stored (C4, C5).',
     },
+    integer_not_exact: {
+      severity: 'failed',
+      kind: 'integer-exact',
+      template: '{path} must be an integer from -9007199254740991 to 9007199254740991, which every JSON reader holds exactly; received {received}.',
+      params: ['path', 'received'],
+      description: 'An integer beyond 2^53, such as 9007199254740993 or 1e308, would be read differently by different JSON readers (C38).',
+    },
     integer_out_of_range: {
       severity: 'failed',
       kind: 'bounds',
@@ -160,6 +167,13 @@ export const PROBLEM_CODES = {
         no_product_token: '{value} has no product/version token such as Mozilla/5.0',
         placeholder: '{value} is a placeholder, not a user agent',
       },
+    },
+    member_repeated: {
+      severity: 'failed',
+      kind: 'json-text',
+      template: '{path} is given more than once in this event; send each member once (I-JSON, RFC 7493).',
+      params: ['path'],
+      description: 'A member name appears twice in one object of the event; JSON readers disagree on which value counts, so the event fails (C35). Found by the server in the request bytes.',
     },
     missing_identifier: {
       severity: 'failed',
@@ -339,12 +353,32 @@ export const REQUEST_PROBLEMS = {
     admin_token_invalid: { error: 'unauthorized', template: 'send Authorization: Bearer <admin token>', params: [] },
     auth_malformed: { error: 'unauthorized', template: 'must be "Bearer <token>"', params: [] },
     auth_missing: { error: 'unauthorized', template: 'missing; send Authorization: Bearer <token>', params: [] },
+    body_invalid_utf8: {
+      error: 'invalid_request',
+      template: 'is not valid UTF-8: the byte at offset {offset} does not belong to a UTF-8 sequence',
+      params: ['offset'],
+    },
     body_not_object: {
       error: 'invalid_request',
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
     },
+    body_too_deep: {
+      error: 'invalid_request',
+      template: 'nests objects and arrays more than {max} deep (at byte offset {offset})',
+      params: ['max', 'offset'],
+    },
     body_too_large: { error: 'payload_too_large', template: 'the body is over {max} bytes', params: ['max'] },
+    body_too_many_members: {
+      error: 'invalid_request',
+      template: 'has an object with more than {max} members (at byte offset {offset})',
+      params: ['max', 'offset'],
+    },
+    body_unpaired_surrogate: {
+      error: 'invalid_request',
+      template: 'holds an unpaired surrogate escape at byte offset {offset}; I-JSON (RFC 7493) allows whole characters only',
+      params: ['offset'],
+    },
     content_length_mismatch: { error: 'invalid_request', template: 'does not match the length of the body', params: [] },
     content_type: {
       error: 'unsupported_media_type',
@@ -410,6 +444,11 @@ export const REQUEST_PROBLEMS = {
       error: 'service_unavailable',
       template: 'the shared rate-limit store is unavailable: {reason}',
       params: ['reason'],
+    },
+    member_repeated: {
+      error: 'invalid_request',
+      template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
+      params: [],
     },
     no_role: {
       error: 'forbidden',

@@ -230,7 +230,7 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
       }
       case 'event_time': {
         pm |= 16;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'event_time', -1, x, 'the Unix time in seconds', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -555,7 +555,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
       }
       case 'install_time': {
         pm |= 32;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'install_time', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -576,7 +576,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
       }
       case 'window_height': {
         pm |= 128;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'window_height', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -588,7 +588,7 @@ function checkAppInfo(s: Record<string, unknown>, p: string, i: number, c: Ctx, 
       }
       case 'window_width': {
         pm |= 256;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'window_width', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -686,7 +686,7 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
       }
       case 'quantity': {
         pm |= 64;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'quantity', -1, x, 'a non-negative integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -801,7 +801,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'num_items': {
         pm |= 64;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'num_items', -1, x, 'a non-negative integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -883,7 +883,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
       case 'external_measurement_vendor_id': {
         pm |= 8192;
         if (x === null) break;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'external_measurement_vendor_id', -1, x, 'an integer or null', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -992,7 +992,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
     switch (k) {
       case 'battery_level': {
         pm |= 1;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'battery_level', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1022,7 +1022,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'cpu_cores': {
         pm |= 8;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'cpu_cores', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1034,7 +1034,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'external_storage_free_space': {
         pm |= 16;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'external_storage_free_space', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1046,7 +1046,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'external_storage_size': {
         pm |= 32;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'external_storage_size', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1168,7 +1168,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'screen_density': {
         pm |= 65536;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'screen_density', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1180,7 +1180,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'screen_height': {
         pm |= 131072;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'screen_height', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1192,7 +1192,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'screen_width': {
         pm |= 262144;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'screen_width', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1204,7 +1204,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'storage_free_space': {
         pm |= 524288;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'storage_free_space', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }
@@ -1216,7 +1216,7 @@ function checkDeviceInfo(s: Record<string, unknown>, p: string, i: number, c: Ct
       }
       case 'storage_size': {
         pm |= 1048576;
-        if (typeof x !== 'number' || !Number.isInteger(x)) {
+        if (typeof x !== 'number' || !Number.isSafeInteger(x)) {
           x = mismatch(o, p, i, 'storage_size', -1, x, 'an integer', 'i', false);
           if (typeof x !== 'number') break;
         }

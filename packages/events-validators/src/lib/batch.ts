@@ -29,6 +29,16 @@ export interface BatchValidation {
   problems: EventProblems[];
 }
 
+/** What a caller that read the request bytes adds to validateBatch. */
+export interface BatchOptions {
+  /**
+   * Errors found in the bytes of `data[i]` that its parsed value cannot show, such as a member name given
+   * twice (C35: `JSON.parse` keeps only the last). The event fails with them first, before its other
+   * problems, and counts as failed for in-batch dedup.
+   */
+  eventErrors?: ReadonlyMap<number, Problem[]>;
+}
+
 /** Checks one event against every per-event rule (C4). The within-batch dedup of C6 needs validateBatch. */
 export function validateEvent(event: unknown, ctx?: ValidationContext): EventValidation {
   const o: EventProblems = { errors: [], warnings: [] };
@@ -48,7 +58,11 @@ export function validateEvent(event: unknown, ctx?: ValidationContext): EventVal
  * whose dedup key equals an earlier processed event's is processed with a `duplicate_event` warning, and
  * its `accepted[i]` stays non-null (the caller stores it once).
  */
-export function validateBatch(body: unknown, ctx?: ValidationContext): RequestFailure | BatchValidation {
+export function validateBatch(
+  body: unknown,
+  ctx?: ValidationContext,
+  options: BatchOptions = {},
+): RequestFailure | BatchValidation {
   const r: RequestProblems = { error: undefined, details: [] };
   const data = checkRequestBody(body, r);
   if (data === undefined) return requestFailure(r);
@@ -61,6 +75,8 @@ export function validateBatch(body: unknown, ctx?: ValidationContext): RequestFa
   for (let i = 0; i < data.length; i++) {
     const o: EventProblems = { errors: [], warnings: [] };
     const a = validateConversionEvent(data[i], c, o);
+    const found = options.eventErrors?.get(i);
+    if (found) o.errors.unshift(...found);
     if (o.errors.length === 0 && a !== undefined) {
       const earlier = earlierWithKey(seen, a, i, accepted);
       if (earlier >= 0)

@@ -102,6 +102,11 @@ export function mismatch(
       break;
   }
   const path = pathOf(p, i, name, j);
+  if (t === 'i' && typeof x === 'number' && Number.isInteger(x)) {
+    // C38: an integer, but beyond what every JSON reader holds exactly.
+    report(o, 'integer_not_exact', path, { path: path || 'event', received: received(x) });
+    return undefined;
+  }
   report(o, 'invalid_type', path, {
     path: path || 'event',
     expected,

@@ -61,8 +61,9 @@ function typeCode(site: Site, scope: FileScope, named: boolean): string[] {
         case 'string':
           return convertible(`typeof ${v} !== 'string'`, 's', `typeof ${v} !== 'string'`);
         case 'integer':
+          // C38: an integer no JSON reader holds exactly (beyond 2^53) is no integer here.
           return convertible(
-            `typeof ${v} !== 'number' || !Number.isInteger(${v})`,
+            `typeof ${v} !== 'number' || !Number.isSafeInteger(${v})`,
             'i',
             `typeof ${v} !== 'number'`,
           );

@@ -78,6 +78,11 @@ export function jsonSchemaFile(dir: string, m: ValidatorModel): EmittedFile {
       else if (k === 'oneOf' || k === 'anyOf') out[k] = (v as Node[]).map(convert);
       else out[k] = v;
     }
+    // C38: integers beyond 2^53 fail, as the generated validators fail them.
+    if (node.type === 'integer') {
+      out.minimum = Math.max(Number(out.minimum ?? -Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER);
+      out.maximum = Math.min(Number(out.maximum ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+    }
     if (node['x-unknown-keys'] === 'failed') out.additionalProperties = false;
     return out;
   };

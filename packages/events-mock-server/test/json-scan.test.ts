@@ -1,0 +1,140 @@
+// The byte scanner of C35-C37: what it finds in request bodies before JSON.parse runs.
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { invalidUtf8Offset, type ScanResult, scanBody } from '../src/pipeline/json-scan.js';
+
+const LIMITS = { maxDepth: 32, maxMembers: 1000 };
+const scan = (s: string | Buffer): ScanResult => scanBody(typeof s === 'string' ? Buffer.from(s) : s, LIMITS);
+const elements = (s: string) => {
+  const r = scan(s);
+  if (!r.ok) throw new Error(`not ok: ${r.kind}`);
+  return r.elements;
+};
+
+describe('data elements', () => {
+  const roundTrip = (text: string) => {
+    const els = elements(text);
+    const b = Buffer.from(text);
+    const data = (JSON.parse(text) as { data: unknown[] }).data;
+    expect(els).not.toBeNull();
+    expect(els?.map((e) => JSON.parse(b.toString('utf8', e.start, e.end)))).toEqual(data);
+  };
+
+  test('each element exactly, whatever the spacing, nesting and string content', () => {
+    roundTrip('{"data":[{"a":1},{"b":[1,2,{"c":"]}"}]}]}');
+    roundTrip(
+      ' {\n "x" : {"data":[9]} ,\r\n\t"data" : [ 1 , "two" , null , true , -1.5e3 , {"q":"\\"}]"} , [ ] ] } ',
+    );
+    roundTrip('{"data":["\\\\","\\\\\\"","é🎉\\u00e9","\\ud83c\\udf89"]}');
+    roundTrip('{"data":[]}');
+    roundTrip('{"d\\u0061ta":[{"x":1}]}');
+  });
+
+  test('shapes that are not an object with a data array give null elements', () => {
+    expect(elements('[1,2]')).toBeNull();
+    expect(elements('{"data":{"a":1}}')).toBeNull();
+    expect(elements('{"data":[1,}')).toBeNull();
+    expect(elements('{"data":[1]} trailing')).toBeNull();
+  });
+
+  test('property: for any JSON array of values, the slices parse to the elements', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.boolean(), (data, pretty) => {
+        const text = JSON.stringify({ data }, null, pretty ? 2 : undefined);
+        const els = elements(text);
+        const b = Buffer.from(text);
+        expect(els?.map((e) => JSON.parse(b.toString('utf8', e.start, e.end)))).toEqual(
+          JSON.parse(text).data,
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('repeated member names (C35)', () => {
+  test('at the top level: the request is refused, escaped spellings included', () => {
+    expect(scan('{"data":[],"data":[{"a":1}]}')).toEqual({ ok: false, kind: 'duplicate_top', key: 'data' });
+    expect(scan('{"data":[1],"d\\u0061ta":[2]}')).toEqual({ ok: false, kind: 'duplicate_top', key: 'data' });
+  });
+
+  test('inside an event: the first repeated path, per event', () => {
+    const els = elements(
+      '{"data":[{"user_data":{"em":["a"]},"user_data":{"em":["b"]}},{"ok":1},' +
+        '{"custom_data":{"contents":[{"id":"1","quantity":1,"id":"2"}]}},{"a":{"b":1,"\\u0062":2}}]}',
+    );
+    expect(els?.map((e) => e.duplicate)).toEqual(['user_data', null, 'custom_data.contents[0].id', 'a.b']);
+  });
+
+  test('objects with many members use a set and still find the repeat', () => {
+    const members = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(',');
+    expect(elements(`{"data":[{${members},"k7":0}]}`)?.[0]?.duplicate).toBe('k7');
+  });
+});
+
+describe('bytes (C36)', () => {
+  test('invalid UTF-8 is refused with the offset of the first bad byte', () => {
+    const b = Buffer.concat([
+      Buffer.from('{"data":[{"event_id":"u8-'),
+      Buffer.from([0xff]),
+      Buffer.from('"}]}'),
+    ]);
+    expect(scan(b)).toEqual({ ok: false, kind: 'utf8', offset: 25 });
+    // Overlong, truncated and surrogate (CESU-8) encodings.
+    expect(invalidUtf8Offset(Buffer.from([0x41, 0xc0, 0xaf]))).toBe(1);
+    expect(invalidUtf8Offset(Buffer.from([0x41, 0x42, 0xe2, 0x82]))).toBe(2);
+    expect(invalidUtf8Offset(Buffer.from([0xed, 0xa0, 0x80]))).toBe(0);
+    expect(invalidUtf8Offset(Buffer.from('é🎉'))).toBe(-1);
+  });
+
+  test('property: invalidUtf8Offset agrees with Node, and the prefix before it is valid', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        const b = Buffer.from(bytes);
+        const at = invalidUtf8Offset(b);
+        expect(at === -1).toBe(isUtf8(b));
+        if (at >= 0) expect(isUtf8(b.subarray(0, at))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('unpaired surrogate escapes are refused with their offset; pairs are fine', () => {
+    expect(scan('{"data":[{"event_id":"\\ud800"}]}')).toEqual({ ok: false, kind: 'surrogate', offset: 22 });
+    expect(scan('{"data":[{"event_id":"\\udc00x"}]}')).toEqual({ ok: false, kind: 'surrogate', offset: 22 });
+    expect(scan('{"data":[{"event_id":"\\ud800\\u0041"}]}')).toEqual({
+      ok: false,
+      kind: 'surrogate',
+      offset: 22,
+    });
+    expect(scan('{"data":[{"event_id":"\\ud83c\\udf89"}]}').ok).toBe(true);
+  });
+
+  test('numbers: exact when every reader holds them alike', () => {
+    const exact = (v: string) => elements(`{"data":[{"n":${v}}]}`)?.[0]?.exactNumbers;
+    expect(exact('1.5')).toBe(true);
+    expect(exact('123456789012345')).toBe(true);
+    expect(exact('0.000001')).toBe(true);
+    expect(exact('-2.5e10')).toBe(true);
+    expect(exact('9007199254740993')).toBe(false);
+    expect(exact('0.30000000000000004')).toBe(false);
+    expect(exact('1e308')).toBe(false);
+  });
+});
+
+describe('limits (C37)', () => {
+  test('nesting deeper than the limit is refused before parsing, with the offset', () => {
+    const nested = (n: number) => `{"data":[${'['.repeat(n)}${']'.repeat(n)}]}`;
+    expect(scan(nested(29)).ok).toBe(true); // body 1 + data 2 + 29 arrays = 31
+    expect(scan(nested(31))).toEqual({ ok: false, kind: 'depth', offset: 39, max: 32 });
+    const million = Buffer.from(`{"data":[${'['.repeat(1_000_000)}`);
+    expect(scan(million)).toMatchObject({ ok: false, kind: 'depth', max: 32 });
+  });
+
+  test('more members in one object than the limit is refused', () => {
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',');
+    expect(scan(`{"data":[{${keys(1000)}}]}`).ok).toBe(true);
+    expect(scan(`{"data":[{${keys(1001)}}]}`)).toMatchObject({ ok: false, kind: 'members', max: 1000 });
+  });
+});
