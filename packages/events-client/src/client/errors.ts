@@ -30,7 +30,7 @@ export class EventsApiError extends Error {
     readonly retryAfterSeconds: number | null,
   ) {
     super(`${status} ${body.message}${detailText(body.details)}`);
-    this.kind = errorKey(status, body.code);
+    this.kind = errorKey(status, body.code, body.message);
   }
 
   get code(): number {
@@ -68,11 +68,14 @@ function detailText(details: ErrorDetail[] | undefined): string {
   return `: ${details.map((d) => [d.path, d.problem].filter(Boolean).join(' ')).join('; ')}`;
 }
 
-/** The C2 key of an answer: the row whose status and code it carries. */
-export function errorKey(status: number, code: number): RequestErrorKey | null {
-  for (const [key, e] of Object.entries(REQUEST_ERRORS))
-    if (e.status === status && e.code === code) return key as RequestErrorKey;
-  return null;
+/**
+ * The C2 key of an answer: the row whose status, code and message it carries (two rows share 404 and code
+ * 2 and differ by message); else the first row of that status and code.
+ */
+export function errorKey(status: number, code: number, message?: string): RequestErrorKey | null {
+  const rows = Object.entries(REQUEST_ERRORS).filter(([, e]) => e.status === status && e.code === code);
+  const exact = rows.find(([, e]) => e.message === message) ?? rows[0];
+  return exact ? (exact[0] as RequestErrorKey) : null;
 }
 
 /** Reads an error body; a body that is not the service's shape still gives a typed error. */
