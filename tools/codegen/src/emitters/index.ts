@@ -1,4 +1,5 @@
 import type { Emitter } from '../emit/emitter.js';
+import { eventsClientEmitter } from './events-client/index.js';
 import { eventsDocsEmitter } from './events-docs/index.js';
 import { eventsMockServerEmitter } from './events-mock-server/index.js';
 import { eventsTypesEmitter } from './events-types/index.js';
@@ -10,4 +11,5 @@ export const emitters: Emitter[] = [
   eventsMockServerEmitter,
   eventsDocsEmitter,
   eventsValidatorsEmitter,
+  eventsClientEmitter,
 ];

@@ -1,0 +1,74 @@
+// The client against the real server (startServer in process, real HTTP): splitting (C56), retries (C55),
+// results in input order (C57).
+import { afterEach, describe, expect, test } from 'vitest';
+import { BATCH_LIMITS, createClient, EventsApiError } from '../src/index.js';
+import { demoServer, event, recordingFetch } from './support/server.js';
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+describe('sendEvents against the server', () => {
+  test('results map to inputs across batches, in input order (C57)', async () => {
+    const s = await demoServer();
+    close = s.close;
+    const { fetch, seen } = recordingFetch();
+    const client = createClient({
+      baseUrl: s.url,
+      token: s.creds.conversionToken,
+      adAccountId: s.creds.adAccountId,
+      maxBatchEvents: 3,
+      fetch,
+    });
+    const events = Array.from({ length: 8 }, (_, i) =>
+      i % 3 === 1 ? event(`e-${i}`, { event_name: 'subscription' }) : event(`e-${i}`),
+    );
+    const results = await client.sendEvents(events);
+    expect(results.map((r) => [r.index, r.status, r.batch, r.attempts])).toEqual([
+      [0, 'processed', 0, 1],
+      [1, 'failed', 0, 1],
+      [2, 'processed', 0, 1],
+      [3, 'processed', 1, 1],
+      [4, 'failed', 1, 1],
+      [5, 'processed', 1, 1],
+      [6, 'processed', 2, 1],
+      [7, 'failed', 2, 1],
+    ]);
+    expect(results[1]!.errorMessage).toContain('Invalid event_name: subscription');
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(seen.map((r) => (JSON.parse(r.body!) as { data: unknown[] }).data.length)).toEqual([3, 3, 2]);
+  });
+
+  test('a 401 is not retried: every event not_sent with the typed error', async () => {
+    const s = await demoServer();
+    close = s.close;
+    const { fetch, seen } = recordingFetch();
+    const client = createClient({
+      baseUrl: s.url,
+      token: 'wrong-token',
+      adAccountId: s.creds.adAccountId,
+      fetch,
+    });
+    const results = await client.sendEvents([event('a'), event('b')]);
+    expect(seen.map((r) => r.status)).toEqual([401]);
+    expect(results.map((r) => [r.status, r.attempts])).toEqual([
+      ['not_sent', 1],
+      ['not_sent', 1],
+    ]);
+    const e = results[0]!.error as EventsApiError;
+    expect(e).toBeInstanceOf(EventsApiError);
+    expect([e.status, e.code, e.kind, e.body.message]).toEqual([
+      401,
+      2,
+      'unauthorized',
+      'Authentication failed.',
+    ]);
+    expect(e.requestId).toMatch(/./);
+  });
+
+  test('the spec limits are the defaults', () => {
+    expect(BATCH_LIMITS).toEqual({ maxEvents: 1000, minEvents: 1, maxBodyBytes: 5242880 });
+  });
+});
