@@ -4,7 +4,7 @@ import { requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
 import { type Limiter, RETRY_AFTER, rateLimitHeaders, type Verdict } from '../ratelimit/limiter.js';
 import { limitsFor } from '../ratelimit/policy.js';
-import { STORAGE_RETRY_AFTER_SECONDS } from './storage.js';
+import { unavailable } from './storage.js';
 
 /**
  * Asks the limiter; one that does not answer (Redis away) refuses the request with 503 and Retry-After
@@ -18,16 +18,7 @@ async function ask(
   try {
     return await limiter.decide(limits, consume);
   } catch (e) {
-    const err = e as { code?: unknown; message?: unknown };
-    const reason = typeof err.code === 'string' ? err.code : String(err.message ?? e).slice(0, 120);
-    const re = requestError(
-      'limits_unavailable',
-      'ratelimit',
-      { reason },
-      { [HEADERS.RetryAfter]: String(STORAGE_RETRY_AFTER_SECONDS) },
-    );
-    (re as { cause?: unknown }).cause = e;
-    throw re;
+    throw unavailable('limits_unavailable', 'ratelimit', e);
   }
 }
 

@@ -15,15 +15,27 @@ export async function withStore<T>(ctx: ServerContext, call: () => Promise<T>): 
     return await call();
   } catch (e) {
     ctx.metrics.storageErrors.inc();
-    const err = e as { code?: unknown; message?: unknown };
-    const reason = typeof err.code === 'string' ? err.code : String(err.message ?? e).slice(0, 120);
-    const re = requestError(
-      'storage_unavailable',
-      'storage',
-      { reason },
-      { [HEADERS.RetryAfter]: String(STORAGE_RETRY_AFTER_SECONDS) },
-    );
-    (re as { cause?: unknown }).cause = e;
-    throw re;
+    throw unavailable('storage_unavailable', 'storage', e);
   }
+}
+
+/**
+ * The 503 of C2 for a dependency that failed (the store, C48; the shared limiter, C51): Retry-After, and
+ * the driver's code or the start of its message as the reason; the error is kept as the cause for the log.
+ */
+export function unavailable(
+  problem: 'storage_unavailable' | 'limits_unavailable',
+  path: string,
+  e: unknown,
+): Error {
+  const err = e as { code?: unknown; message?: unknown };
+  const reason = typeof err.code === 'string' ? err.code : String(err.message ?? e).slice(0, 120);
+  const re = requestError(
+    problem,
+    path,
+    { reason },
+    { [HEADERS.RetryAfter]: String(STORAGE_RETRY_AFTER_SECONDS) },
+  );
+  (re as { cause?: unknown }).cause = e;
+  return re;
 }

@@ -1,4 +1,4 @@
-import { BadCursorError, type StoredEventRow } from './store.js';
+import { type AccountReportData, BadCursorError, type StoredEventRow } from './store.js';
 
 /** An events row as both SQL stores keep it (C11). */
 export interface EventRow {
@@ -52,4 +52,20 @@ export function decodeCursor(cursor: string): number {
   const m = /^seq:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!m) throw new BadCursorError('not a cursor of this server');
   return Number(m[1]);
+}
+
+/** Counter rows as both SQL stores read them, per event name and per (event name, reason code). */
+export function toReport(
+  stored: readonly { event_name: string; usage: string; processed: number; duplicates: number }[],
+  failed: readonly { event_name: string; code: string; count: number }[],
+): AccountReportData {
+  return {
+    stored: stored.map((r) => ({
+      eventName: r.event_name,
+      usage: r.usage ? r.usage.split(',') : [],
+      processed: r.processed,
+      duplicates: r.duplicates,
+    })),
+    failed: failed.map((r) => ({ eventName: r.event_name, code: r.code, count: r.count })),
+  };
 }

@@ -2,7 +2,7 @@ import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
-import { decodeCursor, type EventRow, eventPage } from './event-rows.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
@@ -406,15 +406,7 @@ export class SqliteStore implements Store {
         'SELECT event_name, code, count FROM failure_counts WHERE ad_account_id = ? ORDER BY event_name, code',
       )
       .all(adAccountId) as { event_name: string; code: string; count: number }[];
-    return {
-      stored: stored.map((r) => ({
-        eventName: r.event_name,
-        usage: r.usage ? r.usage.split(',') : [],
-        processed: r.processed,
-        duplicates: r.duplicates,
-      })),
-      failed: failed.map((r) => ({ eventName: r.event_name, code: r.code, count: r.count })),
-    };
+    return toReport(stored, failed);
   }
 
   async reset(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { AccessTier } from '@org/events-types';
 import pg from 'pg';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
-import { decodeCursor, type EventRow, eventPage } from '../event-rows.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import {
   type AccountReportData,
   type BatchResult,
@@ -378,15 +378,7 @@ export class PgStore implements Store {
         [adAccountId],
       ),
     ]);
-    return {
-      stored: stored.map((r) => ({
-        eventName: r.event_name,
-        usage: r.usage ? r.usage.split(',') : [],
-        processed: r.processed,
-        duplicates: r.duplicates,
-      })),
-      failed: failed.map((r) => ({ eventName: r.event_name, code: r.code, count: r.count })),
-    };
+    return toReport(stored, failed);
   }
 
   async reset(): Promise<void> {
