@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { LIMITS } from '@org/events-types';
 import Fastify, {
   type FastifyInstance,
@@ -12,7 +13,9 @@ import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
 import { registerRawBodyParser } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
+import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
+import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
@@ -34,13 +37,34 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 /** A client's request id is kept when it is short and plain (it ends up in logs); otherwise a UUID. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/** fastify's default keep-alive (Node's 5 s races clients that reuse a socket a little later). */
+const KEEP_ALIVE_MS = 72_000;
+
 export interface BuildAppOptions {
   logger: Logger;
   docs?: DocsSource | false;
+  /** Timeouts and caps of C41/C43; each defaults to its spec limit. */
+  transport?: Partial<TransportOptions>;
 }
 
 export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const transport = { ...DEFAULT_TRANSPORT, ...options.transport };
   const app = Fastify({
+    // Our own node:http server, for the options fastify does not pass on (C41, C42): the header timeout is
+    // checked every second rather than every 30 s, and the body timeout is the body reader's (C41).
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: transport.headersTimeoutSeconds * 1000,
+          requestTimeout: 0,
+          connectionsCheckingInterval: 1000,
+          maxHeaderSize: LIMITS.headers_max_bytes.value,
+          keepAliveTimeout: KEEP_ALIVE_MS,
+        },
+        handler,
+      ),
+    clientErrorHandler: clientErrorHandler(transport.headersTimeoutSeconds),
+    frameworkErrors,
     loggerInstance: options.logger,
     // C1/C2: the body limit is a spec limit; fastify enforces it while reading (413 before anything else).
     bodyLimit: LIMITS.body_max_bytes.value,
@@ -55,6 +79,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
 
+  app.server.on('connect', onConnect);
   app.decorateRequest('auth', null);
   registerRawBodyParser(app);
 
