@@ -14,6 +14,8 @@ const { values } = parseArgs({
     light: { type: 'boolean', default: false },
   },
 });
+// An interrupted run still ends its server (run.ts kills it on exit).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const report = await runFuzz({
   requests: Number(values.requests),
   seconds: Number(values.seconds),

@@ -216,6 +216,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const dir = mkdtempSync(join(tmpdir(), 'ems-fuzz-'));
   const { proc, port, exited } = await startBin(dir);
   const pid = proc.pid as number;
+  // The server is this run's child: it goes when the run goes, even when the run is interrupted.
+  const killChild = () => proc.kill('SIGKILL');
+  process.once('exit', killChild);
   const violations: string[] = [];
   const byCategory: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
@@ -345,6 +348,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         .concat(violations.length > 50 ? [`... ${violations.length} in all`] : []),
     };
   } finally {
+    process.removeListener('exit', killChild);
     agent.destroy();
     if (proc.exitCode === null) proc.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
