@@ -1,3 +1,4 @@
+import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
@@ -8,6 +9,7 @@ import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
 import type { ServerContext } from './http/context.js';
+import { DEFAULT_TRANSPORT, type TransportOptions } from './http/transport.js';
 import { createMetrics } from './metrics/metrics.js';
 import { ValidationPool } from './pipeline/pool.js';
 import type { Limiter } from './ratelimit/limiter.js';
@@ -69,6 +71,11 @@ export interface StartServerOptions {
   validationMinBytes?: number;
   /** Docs to serve at /docs and /openapi.yaml; by default loaded from @org/events-docs; false for none. */
   docs?: DocsSource | false;
+  /**
+   * Timeouts and caps of C41/C43 (headers and body timeouts, connections, body bytes in flight, shutdown
+   * grace); each wins over the config's `server:` section, which wins over the spec's default.
+   */
+  transport?: Partial<TransportOptions>;
 }
 
 export interface RunningServer {
@@ -111,6 +118,26 @@ function storeLocation(options: StartServerOptions, config: ServerConfig): Store
   return { kind: 'sqlite', path: options.db ?? config.storage.path ?? ':memory:' };
 }
 
+/** The keys of an object whose value is not undefined (so they do not override defaults). */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Stops the listener and waits until every connection has closed, or `graceMs` has passed (C43). */
+async function drainConnections(app: FastifyInstance, graceMs: number): Promise<void> {
+  const server = app.server;
+  if (!server.listening) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, graceMs);
+    timer.unref();
+    // net.Server's close: no new connections, the open ones kept (http.Server's would end idle ones).
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /**
  * Starts the service in this process (issue point 5): for integrators' own tests, and used by the bin.
  * The config seeds accounts, apps, users and tokens into the store (C8) before the port opens.
@@ -149,7 +176,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       closing: false,
     };
     validation = ctx.validation;
-    app = await buildApp(ctx, { logger, ...(options.docs !== undefined ? { docs: options.docs } : {}) });
+    const transport: TransportOptions = {
+      ...DEFAULT_TRANSPORT,
+      ...definedOnly({
+        headersTimeoutSeconds: config.server.headersTimeoutSeconds,
+        bodyTimeoutSeconds: config.server.bodyTimeoutSeconds,
+        maxConnections: config.server.maxConnections,
+        maxBodyBytesInFlight: config.server.maxBodyBytesInFlight,
+        shutdownGraceSeconds: config.server.shutdownGraceSeconds,
+      }),
+      ...definedOnly(options.transport ?? {}),
+    };
+    app = await buildApp(ctx, {
+      logger,
+      transport,
+      ...(options.docs !== undefined ? { docs: options.docs } : {}),
+    });
     const host = options.host ?? config.server.host ?? '127.0.0.1';
     await app.listen({ port: options.port ?? config.server.port ?? 0, host });
     const address = app.server.address();
@@ -168,8 +210,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       close() {
         closing ??= (async () => {
           ctx.closing = true;
-          // fastify.close stops accepting, answers new requests on kept-alive sockets with 503 and waits
-          // for the requests in flight: a batch being stored finishes and gets its 200.
+          // C43: stop accepting, but leave kept-alive sockets open for the grace: a request a client is
+          // sending on one gets a 503 with Connection: close instead of a reset (Node's server.close()
+          // would destroy idle sockets at once). Every answer now closes its socket; once none is left,
+          // or the grace is over, fastify.close waits for the requests in flight and closes the rest.
+          await drainConnections(running, transport.shutdownGraceSeconds * 1000);
           await running.close();
           await ctx.validation.close();
           await ctx.limiter.close();

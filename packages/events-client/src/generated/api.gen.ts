@@ -109,6 +109,19 @@ export const REQUEST_ERRORS = {
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
       fix: 'Retry after Retry-After seconds.',
     },
+    request_timeout: {
+      status: 408,
+      code: 4196,
+      message: 'The request was not received in time.',
+      fix: 'Send the whole request promptly; retry on a new connection.',
+    },
+    header_fields_too_large: {
+      status: 431,
+      code: 4196,
+      message: 'The request headers are too large.',
+      fix: 'Send fewer or shorter headers and a shorter URL.',
+    },
+    uri_too_long: { status: 414, code: 4196, message: 'The request URL is too long.', fix: 'Check the path.' },
   } as const;
 /** An operation a client calls. */
 export type ClientOperationId = keyof typeof CLIENT_OPERATIONS;

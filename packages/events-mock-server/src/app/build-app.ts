@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { LIMITS } from '@org/events-types';
 import Fastify, {
   type FastifyInstance,
@@ -10,13 +11,17 @@ import type { Logger } from 'pino';
 import type { AuthFailure, Principal } from '../auth/directory.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
-import { registerRawBodyParser } from '../http/body.js';
+import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
+import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
+import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
+import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
+import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
-import { createEventsHandler, isTestRequest } from '../routes/events.js';
+import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
 import { healthHandlers } from '../routes/health.js';
 
 declare module 'fastify' {
@@ -34,13 +39,34 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 /** A client's request id is kept when it is short and plain (it ends up in logs); otherwise a UUID. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/** fastify's default keep-alive (Node's 5 s races clients that reuse a socket a little later). */
+const KEEP_ALIVE_MS = 72_000;
+
 export interface BuildAppOptions {
   logger: Logger;
   docs?: DocsSource | false;
+  /** Timeouts and caps of C41/C43; each defaults to its spec limit. */
+  transport?: Partial<TransportOptions>;
 }
 
 export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const transport = { ...DEFAULT_TRANSPORT, ...options.transport };
   const app = Fastify({
+    // Our own node:http server, for the options fastify does not pass on (C41, C42): the header timeout is
+    // checked every second rather than every 30 s, and the body timeout is the body reader's (C41).
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: transport.headersTimeoutSeconds * 1000,
+          requestTimeout: 0,
+          connectionsCheckingInterval: 1000,
+          maxHeaderSize: LIMITS.headers_max_bytes.value,
+          keepAliveTimeout: KEEP_ALIVE_MS,
+        },
+        handler,
+      ),
+    clientErrorHandler: clientErrorHandler(transport.headersTimeoutSeconds),
+    frameworkErrors,
     loggerInstance: options.logger,
     // C1/C2: the body limit is a spec limit; fastify enforces it while reading (413 before anything else).
     bodyLimit: LIMITS.body_max_bytes.value,
@@ -52,11 +78,16 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: PATH_PARAM_MAX_LENGTH },
-    return503OnClosing: true,
+    // Shutdown answers (C43) are the connection guard's, in the service's format with Retry-After.
+    return503OnClosing: false,
+    // Idle kept-alive sockets are closed by startServer's close() after the grace of C43, not at once.
+    forceCloseConnections: false,
   }) as unknown as FastifyInstance;
 
+  app.server.on('connect', onConnect);
   app.decorateRequest('auth', null);
-  registerRawBodyParser(app);
+  app.decorateRequest('eventsChecked', null);
+  registerBodyReader(app, new BodyBudget(transport.maxBodyBytesInFlight), transport);
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header(HEADERS.RequestId, req.id);
@@ -64,6 +95,16 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
     if (op && ROUTES[op].security.length) req.auth = ctx.directory.authenticate(req.headers.authorization);
     done();
+  });
+
+  registerConnectionGuard(app, ctx, transport);
+
+  // C40: every row of C2 that needs only the headers is checked before a byte of the body is read.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    const op = req.routeOptions.config.operationId;
+    if (op === 'events/create') await checkEventsBeforeBody(ctx, req, reply);
+    else if (op) checkBeforeBody(ctx, req, op);
+    return payload;
   });
 
   // During shutdown, answers close their connection: a kept-alive socket whose batch was in flight would
@@ -113,6 +154,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
         category,
         op === 'events/create' && isTestRequest(req.query),
       );
+    // A body refused before (or while) it was read is never read further: the connection closes (C40).
+    if (hasBody(req) && !req.raw.readableEnded) reply.header('connection', 'close');
     return reply.headers(re.headers).code(re.status).send(re.body);
   });
 

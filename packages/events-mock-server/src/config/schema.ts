@@ -10,6 +10,12 @@ import { parseStoreUrl } from '../store/store-url.js';
  * is the short cross-reference pass of validate.ts. Enum values come from the spec's generated constants.
  */
 
+/** An integer from `min` (1 unless given) to `max`. */
+function positive(max: number, min = 1) {
+  const error = missingOr(`must be an integer from ${min} to ${max}`);
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
 const AD_ACCOUNT_ID = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);
 const SCOPES = Object.keys(SECURITY_SCHEMES.find((s) => s.name === 'oauth2')?.scopes ?? {}) as [
   string,
@@ -139,6 +145,12 @@ export const configSchema = object({
       .min(0, { error: missingOr('must be an integer from 0 to 65535') })
       .max(65535, { error: missingOr('must be an integer from 0 to 65535') })
       .optional(),
+    // C41/C43: transport limits; absent keys take the spec's defaults (spec/data/limits.yaml).
+    headers_timeout_seconds: positive(3600).optional(),
+    body_timeout_seconds: positive(3600).optional(),
+    max_connections: positive(1_000_000).optional(),
+    max_body_bytes_in_flight: positive(2 ** 40).optional(),
+    shutdown_grace_seconds: positive(3600, 0).optional(),
   }).default({}),
   storage: object({
     /** sqlite:PATH, :memory: or postgres://... (C47); `path` is the older spelling of an SQLite file. */

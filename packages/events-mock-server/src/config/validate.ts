@@ -7,7 +7,16 @@ import { configSchema, digitsAsString, type RawConfig } from './schema.js';
 /** The validated config (C8 and the server options). */
 export interface ServerConfig {
   directory: DirectoryData;
-  server: { host?: string; port?: number };
+  server: {
+    host?: string;
+    port?: number;
+    /** C41/C43, under `server:` as headers_timeout_seconds, body_timeout_seconds, ... */
+    headersTimeoutSeconds?: number;
+    bodyTimeoutSeconds?: number;
+    maxConnections?: number;
+    maxBodyBytesInFlight?: number;
+    shutdownGraceSeconds?: number;
+  };
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
   logLevel?: string;
@@ -163,7 +172,15 @@ function resolve(c: RawConfig): ServerConfig {
       })),
       tokens,
     },
-    server: { ...c.server },
+    server: {
+      host: c.server.host,
+      port: c.server.port,
+      headersTimeoutSeconds: c.server.headers_timeout_seconds,
+      bodyTimeoutSeconds: c.server.body_timeout_seconds,
+      maxConnections: c.server.max_connections,
+      maxBodyBytesInFlight: c.server.max_body_bytes_in_flight,
+      shutdownGraceSeconds: c.server.shutdown_grace_seconds,
+    },
     storage: { ...c.storage },
     limits: { ...c.limits },
   };

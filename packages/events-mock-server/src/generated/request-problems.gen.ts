@@ -21,6 +21,9 @@ export const REQUEST_OUTCOMES = {
       code: 4197,
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
     },
+    request_timeout: { order: 10, status: 408, code: 4196, message: 'The request was not received in time.' },
+    header_fields_too_large: { order: 11, status: 431, code: 4196, message: 'The request headers are too large.' },
+    uri_too_long: { order: 12, status: 414, code: 4196, message: 'The request URL is too long.' },
   } as const;
 /** Each request problem of C2 with the outcome it answers with (status, code, message) and its detail template. */
 export const REQUEST_PROBLEM_TABLE = {
@@ -87,6 +90,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
     },
+    body_timeout: {
+      outcome: 'request_timeout',
+      order: 10,
+      status: 408,
+      code: 4196,
+      message: 'The request was not received in time.',
+      template: 'the body was not received within {seconds} seconds',
+      params: ['seconds'],
+    },
     body_too_deep: {
       outcome: 'invalid_request',
       order: 6,
@@ -122,6 +134,15 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'holds an unpaired surrogate escape at byte offset {offset}; I-JSON (RFC 7493) allows whole characters only',
       params: ['offset'],
+    },
+    charset_unsupported: {
+      outcome: 'unsupported_media_type',
+      order: 1,
+      status: 415,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'charset must be utf-8; received {received}',
+      params: ['received'],
     },
     content_length_mismatch: {
       outcome: 'invalid_request',
@@ -222,6 +243,24 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
+    encoding_invalid: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'the body is not valid {encoding}: {reason}',
+      params: ['encoding', 'reason'],
+    },
+    encoding_unsupported: {
+      outcome: 'unsupported_media_type',
+      order: 1,
+      status: 415,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
+      params: ['received'],
+    },
     field_invalid: {
       outcome: 'invalid_request',
       order: 6,
@@ -239,6 +278,33 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'is missing; send {expected}',
       params: ['expected'],
+    },
+    headers_timeout: {
+      outcome: 'request_timeout',
+      order: 10,
+      status: 408,
+      code: 4196,
+      message: 'The request was not received in time.',
+      template: 'the headers were not received within {seconds} seconds',
+      params: ['seconds'],
+    },
+    headers_too_large: {
+      outcome: 'header_fields_too_large',
+      order: 11,
+      status: 431,
+      code: 4196,
+      message: 'The request headers are too large.',
+      template: 'the request line and headers are over {max} bytes',
+      params: ['max'],
+    },
+    http_malformed: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not a valid HTTP/1.1 request ({reason}); the connection is closed',
+      params: ['reason'],
     },
     invalid_query_value: {
       outcome: 'invalid_request',
@@ -294,6 +360,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
       params: [],
     },
+    method_unsupported: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'the method {received} is not supported; the connection is closed',
+      params: ['received'],
+    },
     no_role: {
       outcome: 'forbidden',
       order: 4,
@@ -311,6 +386,15 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'must be {bound}; received {received}',
       params: ['bound', 'received'],
+    },
+    path_param_too_long: {
+      outcome: 'uri_too_long',
+      order: 12,
+      status: 414,
+      code: 4196,
+      message: 'The request URL is too long.',
+      template: 'a path parameter is over {max} characters',
+      params: ['max'],
     },
     query_alias_disagrees: {
       outcome: 'invalid_request',
@@ -347,6 +431,24 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'You are not permitted to access that resource.',
       template: 'the OAuth token lacks the scope {scope}',
       params: ['scope'],
+    },
+    server_busy: {
+      outcome: 'service_unavailable',
+      order: 9,
+      status: 503,
+      code: 4197,
+      message: 'The service is temporarily unavailable; nothing of this request was stored.',
+      template: '{what} is at its limit of {max}; retry in {retryAfter} seconds',
+      params: ['max', 'retryAfter', 'what'],
+    },
+    shutting_down: {
+      outcome: 'service_unavailable',
+      order: 9,
+      status: 503,
+      code: 4197,
+      message: 'The service is temporarily unavailable; nothing of this request was stored.',
+      template: 'the server is shutting down; retry in {retryAfter} seconds on a new connection',
+      params: ['retryAfter'],
     },
     storage_unavailable: {
       outcome: 'service_unavailable',
@@ -450,10 +552,12 @@ export interface RequestProblemParams {
   auth_missing: Record<string, never>;
   body_invalid_utf8: { offset: string | number };
   body_not_object: { fields: string | number; received: string | number };
+  body_timeout: { seconds: string | number };
   body_too_deep: { max: string | number; offset: string | number };
   body_too_large: { max: string | number };
   body_too_many_members: { max: string | number; offset: string | number };
   body_unpaired_surrogate: { offset: string | number };
+  charset_unsupported: { received: string | number };
   content_length_mismatch: Record<string, never>;
   content_type: { received: string | number };
   cursor_invalid: Record<string, never>;
@@ -465,20 +569,29 @@ export interface RequestProblemParams {
   data_missing: Record<string, never>;
   data_not_array: { received: string | number };
   data_too_many: { count: string | number; max: string | number };
+  encoding_invalid: { encoding: string | number; reason: string | number };
+  encoding_unsupported: { received: string | number };
   field_invalid: { expected: string | number; received: string | number };
   field_missing: { expected: string | number };
+  headers_timeout: { seconds: string | number };
+  headers_too_large: { max: string | number };
+  http_malformed: { reason: string | number };
   invalid_query_value: { allowed: string | number; received: string | number };
   item_not_object: { expected: string | number; received: string | number };
   json_malformed: { reason: string | number };
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   limits_unavailable: { reason: string | number };
   member_repeated: Record<string, never>;
+  method_unsupported: { received: string | number };
   no_role: { received: string | number };
   number_out_of_range: { bound: string | number; received: string | number };
+  path_param_too_long: { max: string | number };
   query_alias_disagrees: { alias: string | number };
   query_repeated: { count: string | number };
   request_rejected: { reason: string | number };
   scope_missing: { scope: string | number };
+  server_busy: { max: string | number; retryAfter: string | number; what: string | number };
+  shutting_down: { retryAfter: string | number };
   storage_unavailable: { reason: string | number };
   string_empty: { expected: string | number };
   string_too_long: { length: string | number; max: string | number };

@@ -1,17 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
 import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
-
-/**
- * Every body is read as a raw Buffer, whatever its content type (C2 row order): fastify's own JSON parser
- * would answer 415 for a wrong content type before the size check and parse JSON before authentication.
- * Here the size limit (413) is enforced while reading, the content type (415) is checked by the handler
- * after that, and JSON is parsed only once authentication and rate limits have passed.
- */
-export function registerRawBodyParser(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-}
 
 /** `application/json`, with or without parameters such as charset (C1). */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -20,11 +9,41 @@ export function isJsonContentType(header: string | undefined): boolean {
   return (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE;
 }
 
-/** Row 415 of C2. */
+/** The charset parameter of a content type, lower-cased and unquoted; undefined when absent. */
+export function charsetOf(header: string): string | undefined {
+  for (const part of header.split(';').slice(1)) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return part
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+  }
+  return undefined;
+}
+
+/** Row 415 of C2: application/json, in UTF-8 (the only charset of JSON, RFC 8259; C40). */
 export function requireJson(req: FastifyRequest): void {
   const ct = req.headers['content-type'];
   if (!isJsonContentType(ct))
     throw requestError('content_type', 'headers.content-type', { received: ct ? received(ct) : 'nothing' });
+  const charset = charsetOf(ct as string);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+    throw requestError('charset_unsupported', 'headers.content-type', { received: received(charset) });
+}
+
+/** The content codings a body may come in (C40): decoded while reading, capped at the body limit. */
+export type BodyEncoding = 'identity' | 'gzip' | 'deflate';
+
+/** Row 415 of C2 for Content-Encoding: one coding of gzip, deflate or identity, else refused. */
+export function bodyEncoding(req: FastifyRequest): BodyEncoding {
+  const h = req.headers['content-encoding'];
+  const v = (h ?? 'identity').trim().toLowerCase();
+  if (v === '' || v === 'identity') return 'identity';
+  if (v === 'gzip' || v === 'x-gzip') return 'gzip';
+  if (v === 'deflate') return 'deflate';
+  throw requestError('encoding_unsupported', 'headers.content-encoding', { received: received(h ?? '') });
 }
 
 /** Parses the raw body as JSON; malformed JSON is row 400 of C2, with the parser's reason. */

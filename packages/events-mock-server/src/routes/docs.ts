@@ -52,7 +52,8 @@ function missing(reply: FastifyReply, what: string) {
 /** A small static file handler: only files under docsRoot, no directory listing, index.html for folders. */
 async function serveFile(root: string, rel: string, reply: FastifyReply) {
   const base = resolve(root);
-  let file = resolve(base, `.${sep}${decodeURIComponent(rel)}`);
+  // The router has decoded the path once already; decoding again made `/docs/%25` a 500 (C42).
+  let file = resolve(base, `.${sep}${rel}`);
   if (file !== base && !file.startsWith(base + sep))
     return reply.code(404).send({ code: 2, message: 'Not found.' });
   try {

@@ -5,13 +5,15 @@ import { authorizeAccountRoute } from '../auth/authorize.js';
 import { RequestProblems, requestError } from '../core/request-error.js';
 import { checkEventsCreateQuery } from '../generated/request-checks.gen.js';
 import { JSON_CONTENT_TYPE, ROUTES } from '../generated/routes.gen.js';
-import { requireJson } from '../http/body.js';
+import { bodyEncoding, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
+import { checkDeclaredLength } from '../http/pre-body.js';
 import { enforceRateLimit } from '../http/rate-limit.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
 import type { Prepared } from '../pipeline/prepare.js';
+import type { AdAccountRecord } from '../store/directory-data.js';
 import { dedupKey, type Earlier, type EventToStore } from '../store/store.js';
 
 const route = ROUTES['events/create'];
@@ -45,6 +47,38 @@ export function isTestRequest(query: unknown, problems = new RequestProblems()):
   return !problems.any && q.test === 'true';
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller and account of an events request, checked from its headers before the body (C40). */
+    eventsChecked: { account: AdAccountRecord; test: boolean } | null;
+  }
+}
+
+/**
+ * The rows of C2 of the events endpoint that need only the headers, in order, run by the preParsing hook
+ * before a byte of the body is read (C40): 415, 401, 404, 403, 429 (the request is counted here), then
+ * the query's 400.
+ */
+export async function checkEventsBeforeBody(
+  ctx: ServerContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ account: AdAccountRecord; test: boolean }> {
+  checkDeclaredLength(req); // 413
+  requireJson(req); // 415
+  bodyEncoding(req); // 415
+  const params = req.params as { ad_account_id: string };
+  const { principal, account } = authorizeAccountRoute(route, req.auth, params.ad_account_id, ctx.directory); // 401, 404, 403
+  // The test flag of C7 (`test` or its alias `is_test`); a bad value answers 400 after the rate-limit
+  // row, in C2 order, so the request counts as a live one until then.
+  const queryProblems = new RequestProblems();
+  const test = isTestRequest(req.query, queryProblems);
+  await enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, test); // 429
+  queryProblems.throwIfAny(); // 400
+  req.eventsChecked = { account, test };
+  return req.eventsChecked;
+}
+
 /**
  * POST /v5/ad_accounts/{ad_account_id}/events. The request-level rows of C2 in order (413 is enforced while
  * reading the body, before this runs), then per-event rules through @org/events-validators (the same code
@@ -53,20 +87,9 @@ export function isTestRequest(query: unknown, problems = new RequestProblems()):
  */
 export function createEventsHandler(ctx: ServerContext) {
   return async function createEvents(req: FastifyRequest, reply: FastifyReply) {
-    requireJson(req); // 415
-    const params = req.params as { ad_account_id: string };
-    const { principal, account } = authorizeAccountRoute(
-      route,
-      req.auth,
-      params.ad_account_id,
-      ctx.directory,
-    ); // 401, 404, 403
-    // The test flag of C7 (`test` or its alias `is_test`); a bad value answers 400 after the rate-limit
-    // row, in C2 order, so the request counts as a live one until then.
-    const queryProblems = new RequestProblems();
-    const flag = { test: isTestRequest(req.query, queryProblems) };
-    await enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, flag.test); // 429
-    queryProblems.throwIfAny(); // 400
+    // The header rows (415, 401, 404, 403, 429, the query's 400) ran before the body was read (C40).
+    const { account, test } = req.eventsChecked ?? (await checkEventsBeforeBody(ctx, req, reply));
+    const flag = { test };
 
     const names = new AccountEventNames(await withStore(ctx, () => ctx.customTypes.get(account.id)));
     const now = ctx.clock.now();

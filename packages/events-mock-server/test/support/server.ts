@@ -58,9 +58,11 @@ export async function startHarness(options: StartServerOptions = {}): Promise<Ha
     server = await startServer({
       config: testConfig(),
       docs: false,
+      ...options,
+      // Tests close many servers: no shutdown grace unless a test asks for one (C43).
+      transport: { shutdownGraceSeconds: 0, ...options.transport },
       ...(pg ? { storeUrl: pg.url } : {}),
       ...(redisKeys ? { limits: REDIS_TEST_URL, limitsPrefix: redisKeys.prefix } : {}),
-      ...options,
       clock,
     });
   } catch (e) {

@@ -3,7 +3,31 @@
 export const LIMITS = {
     batch_max_events: { value: 1000, unit: 'count', description: 'Most events in one request.', source: 'C2' },
     batch_min_events: { value: 1, unit: 'count', description: 'Fewest events in one request.', source: 'C2' },
+    body_bytes_in_flight_max: {
+      value: 268435456,
+      unit: 'bytes',
+      description: 'Default cap on body bytes held at once across all requests (256 MiB); a body that would pass it is answered 503 (server.maxBodyBytesInFlight).',
+      source: 'C41',
+    },
     body_max_bytes: { value: 5242880, unit: 'bytes', description: 'Largest request body (5 MiB).', source: 'C1' },
+    body_timeout_seconds: {
+      value: 30,
+      unit: 'seconds',
+      description: 'Default time to receive a whole body once its headers arrived; then 408 (server.bodyTimeoutSeconds).',
+      source: 'C41',
+    },
+    busy_retry_after_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Retry-After of a 503 when a connection or body-bytes cap is reached.',
+      source: 'C41',
+    },
+    connections_max: {
+      value: 1024,
+      unit: 'count',
+      description: 'Default cap on open connections; one more is answered 503 and closed (server.maxConnections).',
+      source: 'C41',
+    },
     contents_max_items: {
       value: 1000,
       unit: 'count',
@@ -43,6 +67,18 @@ export const LIMITS = {
       source: 'C4',
     },
     hashed_values_max_items: { value: 100, unit: 'count', description: 'Most hashes in one user_data field.', source: 'C13' },
+    headers_max_bytes: {
+      value: 16384,
+      unit: 'bytes',
+      description: 'Largest request line plus headers; above is 431.',
+      source: 'C42',
+    },
+    headers_timeout_seconds: {
+      value: 10,
+      unit: 'seconds',
+      description: 'Default time to receive the request line and headers; then 408 and the connection is closed (server.headersTimeoutSeconds).',
+      source: 'C41',
+    },
     json_max_depth: {
       value: 32,
       unit: 'count',
@@ -72,6 +108,18 @@ export const LIMITS = {
       unit: 'characters',
       description: 'Longest identifier-like string (IDs, names, versions).',
       source: 'C13',
+    },
+    shutdown_grace_seconds: {
+      value: 5,
+      unit: 'seconds',
+      description: 'How long kept-alive connections are still answered (503, Connection close) after SIGTERM before idle ones are closed.',
+      source: 'C43',
+    },
+    shutdown_retry_after_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Retry-After of a 503 answered during graceful shutdown.',
+      source: 'C43',
     },
     storage_retry_after_seconds: {
       value: 1,

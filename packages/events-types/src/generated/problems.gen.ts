@@ -339,6 +339,30 @@ export const REQUEST_ERRORS = [
       when: 'Storage or the shared rate-limit store is unavailable; Retry-After is set.',
       fix: 'Retry after Retry-After seconds.',
     },
+    {
+      key: 'request_timeout',
+      status: 408,
+      code: 4196,
+      message: 'The request was not received in time.',
+      when: 'The headers did not arrive within 10 seconds or the body within 30 seconds (configurable, C41); the connection is closed.',
+      fix: 'Send the whole request promptly; retry on a new connection.',
+    },
+    {
+      key: 'header_fields_too_large',
+      status: 431,
+      code: 4196,
+      message: 'The request headers are too large.',
+      when: 'The request line and headers are over 16384 bytes (C42); the connection is closed.',
+      fix: 'Send fewer or shorter headers and a shorter URL.',
+    },
+    {
+      key: 'uri_too_long',
+      status: 414,
+      code: 4196,
+      message: 'The request URL is too long.',
+      when: 'A path parameter is over its length limit (C42).',
+      fix: 'Check the path.',
+    },
   ] as const;
 /** Key of a request-level outcome. */
 export type RequestErrorKey = (typeof REQUEST_ERRORS)[number]['key'];
@@ -363,6 +387,11 @@ export const REQUEST_PROBLEMS = {
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
     },
+    body_timeout: {
+      error: 'request_timeout',
+      template: 'the body was not received within {seconds} seconds',
+      params: ['seconds'],
+    },
     body_too_deep: {
       error: 'invalid_request',
       template: 'nests objects and arrays more than {max} deep (at byte offset {offset})',
@@ -378,6 +407,11 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'holds an unpaired surrogate escape at byte offset {offset}; I-JSON (RFC 7493) allows whole characters only',
       params: ['offset'],
+    },
+    charset_unsupported: {
+      error: 'unsupported_media_type',
+      template: 'charset must be utf-8; received {received}',
+      params: ['received'],
     },
     content_length_mismatch: { error: 'invalid_request', template: 'does not match the length of the body', params: [] },
     content_type: {
@@ -418,12 +452,37 @@ export const REQUEST_PROBLEMS = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
+    encoding_invalid: {
+      error: 'invalid_request',
+      template: 'the body is not valid {encoding}: {reason}',
+      params: ['encoding', 'reason'],
+    },
+    encoding_unsupported: {
+      error: 'unsupported_media_type',
+      template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
+      params: ['received'],
+    },
     field_invalid: {
       error: 'invalid_request',
       template: 'must be {expected}; received {received}',
       params: ['expected', 'received'],
     },
     field_missing: { error: 'invalid_request', template: 'is missing; send {expected}', params: ['expected'] },
+    headers_timeout: {
+      error: 'request_timeout',
+      template: 'the headers were not received within {seconds} seconds',
+      params: ['seconds'],
+    },
+    headers_too_large: {
+      error: 'header_fields_too_large',
+      template: 'the request line and headers are over {max} bytes',
+      params: ['max'],
+    },
+    http_malformed: {
+      error: 'invalid_request',
+      template: 'is not a valid HTTP/1.1 request ({reason}); the connection is closed',
+      params: ['reason'],
+    },
     invalid_query_value: {
       error: 'invalid_request',
       template: 'must be {allowed}; received {received}',
@@ -450,6 +509,11 @@ export const REQUEST_PROBLEMS = {
       template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
       params: [],
     },
+    method_unsupported: {
+      error: 'invalid_request',
+      template: 'the method {received} is not supported; the connection is closed',
+      params: ['received'],
+    },
     no_role: {
       error: 'forbidden',
       template: 'the token\'s user has no role on ad account {received}',
@@ -460,6 +524,7 @@ export const REQUEST_PROBLEMS = {
       template: 'must be {bound}; received {received}',
       params: ['bound', 'received'],
     },
+    path_param_too_long: { error: 'uri_too_long', template: 'a path parameter is over {max} characters', params: ['max'] },
     query_alias_disagrees: {
       error: 'invalid_request',
       template: 'disagrees with {alias}; send one of them',
@@ -472,6 +537,16 @@ export const REQUEST_PROBLEMS = {
     },
     request_rejected: { error: 'invalid_request', template: 'the request was rejected: {reason}', params: ['reason'] },
     scope_missing: { error: 'forbidden', template: 'the OAuth token lacks the scope {scope}', params: ['scope'] },
+    server_busy: {
+      error: 'service_unavailable',
+      template: '{what} is at its limit of {max}; retry in {retryAfter} seconds',
+      params: ['max', 'retryAfter', 'what'],
+    },
+    shutting_down: {
+      error: 'service_unavailable',
+      template: 'the server is shutting down; retry in {retryAfter} seconds on a new connection',
+      params: ['retryAfter'],
+    },
     storage_unavailable: { error: 'service_unavailable', template: 'storage is unavailable: {reason}', params: ['reason'] },
     string_empty: { error: 'invalid_request', template: 'must not be empty; send {expected}', params: ['expected'] },
     string_too_long: {
