@@ -5,6 +5,7 @@ import { RETRY_DEFAULTS } from './backoff.js';
 import { aloneBytes, type Batch, Batcher, batchLimits } from './batches.js';
 import { EventsLocalError } from './errors.js';
 import { orderedPool } from './ordered-pool.js';
+import { SerializedEvent } from './serialized.js';
 import { type CallInput, call, type TransportOptions } from './transport.js';
 import type { ClientOptions, EventInput, EventOutcome, SendOptions } from './types.js';
 
@@ -65,9 +66,15 @@ export function createClient(options: ClientOptions): EventsClient {
     const batcher = new Batcher(limits);
     const ctx = o.customEventNames ? { customEventNames: [...o.customEventNames] } : {};
     let index = 0;
+    const needObject = o.hash === true || o.validate === true;
     for await (const input of events) {
       const i = index++;
-      let event = input as Record<string, unknown>;
+      let json: string | undefined;
+      let event: Record<string, unknown>;
+      if (input instanceof SerializedEvent) {
+        if (!needObject) json = input.json;
+        event = needObject ? (JSON.parse(input.json) as Record<string, unknown>) : {};
+      } else event = input as Record<string, unknown>;
       if (o.hash && event.user_data && typeof event.user_data === 'object') {
         try {
           event = {
@@ -93,7 +100,7 @@ export function createClient(options: ClientOptions): EventsClient {
           continue;
         }
       }
-      const json = JSON.stringify(event);
+      json ??= JSON.stringify(event);
       if (aloneBytes(json) > limits.maxBytes) {
         const e = REQUEST_ERRORS.payload_too_large;
         const message = `${e.message} The event alone is ${aloneBytes(json)} bytes as a request; the most is ${limits.maxBytes}.`;
