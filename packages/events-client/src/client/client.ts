@@ -3,7 +3,7 @@ import { hashUserData, validateBatch } from '@org/events-validators';
 import { REQUEST_ERRORS } from '../generated/api.gen.js';
 import { RETRY_DEFAULTS } from './backoff.js';
 import { aloneBytes, type Batch, Batcher, batchLimits } from './batches.js';
-import { EventsLocalError } from './errors.js';
+import { EventsConnectionError, EventsLocalError } from './errors.js';
 import { orderedPool } from './ordered-pool.js';
 import { SerializedEvent } from './serialized.js';
 import { type CallInput, call, type TransportOptions } from './transport.js';
@@ -163,7 +163,21 @@ export function createClient(options: ClientOptions): EventsClient {
     // Units end in their own order; a reorder buffer hands outcomes out by input index (C57).
     const waiting = new Map<number, EventOutcome>();
     let next = 0;
-    const work = (u: Unit) => (u.kind === 'local' ? Promise.resolve(u.outcomes) : sendBatch(u.batch, o));
+    // A batch never rejects (orderedPool needs that): an unreadable 200 body ends its events not_sent.
+    const work = (u: Unit) =>
+      u.kind === 'local'
+        ? Promise.resolve(u.outcomes)
+        : sendBatch(u.batch, o).catch((e: unknown) =>
+            u.batch.indexes.map((index) => ({
+              index,
+              status: 'not_sent' as const,
+              errorMessage: `the answer could not be read: ${(e as Error).message}`,
+              warningMessage: null,
+              batch: u.batch.batch,
+              attempts: 1,
+              error: new EventsConnectionError(e),
+            })),
+          );
     for await (const outcomes of orderedPool(units(events, o), concurrency, work)) {
       for (const r of outcomes) waiting.set(r.index, r);
       for (let r = waiting.get(next); r !== undefined; r = waiting.get(next)) {
