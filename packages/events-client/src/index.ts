@@ -13,5 +13,6 @@ export {
   EventsLocalError,
   type SendError,
 } from './client/errors.js';
+export { SerializedEvent } from './client/serialized.js';
 export type { BatchReport, ClientOptions, EventInput, EventOutcome, SendOptions } from './client/types.js';
 export * from './generated/api.gen.js';

@@ -1,7 +1,7 @@
 // The client against the real server (startServer in process, real HTTP): splitting (C56), retries (C55),
 // results in input order (C57).
 import { afterEach, describe, expect, test } from 'vitest';
-import { BATCH_LIMITS, createClient, EventsApiError } from '../src/index.js';
+import { BATCH_LIMITS, createClient, EventsApiError, SerializedEvent } from '../src/index.js';
 import { demoServer, event, recordingFetch } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;
@@ -66,6 +66,27 @@ describe('sendEvents against the server', () => {
       'Authentication failed.',
     ]);
     expect(e.requestId).toMatch(/./);
+  });
+
+  test('a SerializedEvent is sent as it is; with hash it is parsed first', async () => {
+    const s = await demoServer();
+    close = s.close;
+    const { fetch, seen } = recordingFetch();
+    const client = createClient({
+      baseUrl: s.url,
+      token: s.creds.conversionToken,
+      adAccountId: s.creds.adAccountId,
+      fetch,
+    });
+    const line = ` ${JSON.stringify(event('raw-1'))} `;
+    const [r] = await client.sendEvents([new SerializedEvent(line)], { test: true });
+    expect(r!.status).toBe('processed');
+    expect(seen[0]!.body).toBe(`{"data":[${line}]}`);
+    const raw = JSON.stringify(event('raw-2', { user_data: { em: 'Jane@Example.com' } }));
+    await client.sendEvents([new SerializedEvent(raw)], { test: true, hash: true });
+    expect(seen[1]!.body).toContain(
+      '"em":["8c87b489ce35cf2e2f39f80e282cb2e804932a56a213983eeeb428407d43b52d"]',
+    );
   });
 
   test('the spec limits are the defaults', () => {

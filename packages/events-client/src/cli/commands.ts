@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { hashUserData, validateBatch } from '@org/events-validators';
-import { createClient } from '../index.js';
+import { createClient, SerializedEvent } from '../index.js';
 import { readNdjson } from './ndjson.js';
 import { type Progress, progress } from './progress.js';
 import { Tally } from './report.js';
@@ -57,7 +57,8 @@ export async function send(a: SendArgs, io: Io): Promise<number> {
       }
       tally.read++;
       lines.push(l.line);
-      yield l.value;
+      // The line as read: checked to be an object, sent without a second stringify.
+      yield new SerializedEvent(l.text);
     }
   }
   const stream = client.streamEvents(events(), {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 
 /** One line of an NDJSON file: the object it holds, or why it holds none. Blank lines are skipped. */
 export type Line =
-  | { line: number; chars: number; value: Record<string, unknown> }
+  | { line: number; chars: number; value: Record<string, unknown>; text: string }
   | { line: number; chars: number; error: string };
 
 function parse(line: number, text: string): Line | null {
@@ -16,7 +16,7 @@ function parse(line: number, text: string): Line | null {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { line, chars, error: `not a JSON object: ${Array.isArray(value) ? 'an array' : String(value)}` };
-  return { line, chars, value: value as Record<string, unknown> };
+  return { line, chars, value: value as Record<string, unknown>, text };
 }
 
 /**

@@ -3,8 +3,9 @@ import { hashUserData, validateBatch } from '@org/events-validators';
 import { REQUEST_ERRORS } from '../generated/api.gen.js';
 import { RETRY_DEFAULTS } from './backoff.js';
 import { aloneBytes, type Batch, Batcher, batchLimits } from './batches.js';
-import { EventsLocalError } from './errors.js';
+import { EventsConnectionError, EventsLocalError } from './errors.js';
 import { orderedPool } from './ordered-pool.js';
+import { SerializedEvent } from './serialized.js';
 import { type CallInput, call, type TransportOptions } from './transport.js';
 import type { ClientOptions, EventInput, EventOutcome, SendOptions } from './types.js';
 
@@ -65,9 +66,15 @@ export function createClient(options: ClientOptions): EventsClient {
     const batcher = new Batcher(limits);
     const ctx = o.customEventNames ? { customEventNames: [...o.customEventNames] } : {};
     let index = 0;
+    const needObject = o.hash === true || o.validate === true;
     for await (const input of events) {
       const i = index++;
-      let event = input as Record<string, unknown>;
+      let json: string | undefined;
+      let event: Record<string, unknown>;
+      if (input instanceof SerializedEvent) {
+        if (!needObject) json = input.json;
+        event = needObject ? (JSON.parse(input.json) as Record<string, unknown>) : {};
+      } else event = input as Record<string, unknown>;
       if (o.hash && event.user_data && typeof event.user_data === 'object') {
         try {
           event = {
@@ -93,7 +100,7 @@ export function createClient(options: ClientOptions): EventsClient {
           continue;
         }
       }
-      const json = JSON.stringify(event);
+      json ??= JSON.stringify(event);
       if (aloneBytes(json) > limits.maxBytes) {
         const e = REQUEST_ERRORS.payload_too_large;
         const message = `${e.message} The event alone is ${aloneBytes(json)} bytes as a request; the most is ${limits.maxBytes}.`;
@@ -156,7 +163,21 @@ export function createClient(options: ClientOptions): EventsClient {
     // Units end in their own order; a reorder buffer hands outcomes out by input index (C57).
     const waiting = new Map<number, EventOutcome>();
     let next = 0;
-    const work = (u: Unit) => (u.kind === 'local' ? Promise.resolve(u.outcomes) : sendBatch(u.batch, o));
+    // A batch never rejects (orderedPool needs that): an unreadable 200 body ends its events not_sent.
+    const work = (u: Unit) =>
+      u.kind === 'local'
+        ? Promise.resolve(u.outcomes)
+        : sendBatch(u.batch, o).catch((e: unknown) =>
+            u.batch.indexes.map((index) => ({
+              index,
+              status: 'not_sent' as const,
+              errorMessage: `the answer could not be read: ${(e as Error).message}`,
+              warningMessage: null,
+              batch: u.batch.batch,
+              attempts: 1,
+              error: new EventsConnectionError(e),
+            })),
+          );
     for await (const outcomes of orderedPool(units(events, o), concurrency, work)) {
       for (const r of outcomes) waiting.set(r.index, r);
       for (let r = waiting.get(next); r !== undefined; r = waiting.get(next)) {

@@ -1,6 +1,7 @@
 import type { ConversionEvent } from '@org/events-types';
 import type { RetryOptions } from './backoff.js';
 import type { SendError } from './errors.js';
+import type { SerializedEvent } from './serialized.js';
 
 export interface ClientOptions {
   /** The service's origin, such as http://127.0.0.1:8080. */
@@ -58,4 +59,5 @@ export interface BatchReport {
   requestId: string | null;
 }
 
-export type EventInput = ConversionEvent | Record<string, unknown>;
+/** An event object, or one already serialized (`SerializedEvent`, sent as it is). */
+export type EventInput = ConversionEvent | Record<string, unknown> | SerializedEvent;
