@@ -67,14 +67,14 @@ describe.skipIf(!up)('two instances on one PostgreSQL and one Redis', () => {
     config = join(dir, `config-${keys.prefix.replace(/\W/g, '')}.yaml`);
     writeFileSync(config, JSON.stringify({ ...testConfig(), limits: { prefix: keys.prefix } }));
     [a, b] = await Promise.all([spawnBin(args()), spawnBin(args())]);
-  });
+  }, 60_000);
   afterEach(async () => {
     for (const c of [a, b])
       if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGTERM');
     await Promise.all([a.exited, b.exited]);
     await db.drop();
     await keys.drop();
-  });
+  }, 60_000);
 
   test('the same event_id sent to both at once is stored once; the other answer warns', async () => {
     const ids = Array.from({ length: 25 }, (_, i) => `race-${i}`);
@@ -102,16 +102,18 @@ describe.skipIf(!up)('two instances on one PostgreSQL and one Redis', () => {
       ),
     );
     const admitted = statuses.filter((s) => s === 200).length;
-    // Each instance alone would admit its own 10; shared, at most 10 in any second, all of them when the
-    // requests fit in one second.
-    expect(admitted).toBeLessThanOrEqual(RATE_LIMITS.testRequests.limit);
-    if (Date.now() - started < 1000) expect(admitted).toBe(RATE_LIMITS.testRequests.limit);
+    // Each instance alone would admit its own 10; shared, at most 10 in any second: all 10 and no more when
+    // the burst fits in one second, and 10 per second it spans on a machine too busy for that.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    if (seconds <= 1) expect(admitted).toBe(RATE_LIMITS.testRequests.limit);
+    else expect(admitted).toBeLessThanOrEqual(RATE_LIMITS.testRequests.limit * seconds);
     expect(statuses.filter((s) => s === 429).length).toBe(n - admitted);
   }, 30_000);
 
   test(`an OAuth token's standard ${RATE_LIMITS.universal.standard.limit} requests per second per user per app hold in sum`, async () => {
     const limit = RATE_LIMITS.universal.standard.limit;
     const n = Math.round(limit * 1.6);
+    const started = Date.now();
     const statuses = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         fetch(`${i % 2 ? a.url : b.url}/v5/ad_accounts/${A}/custom_event_types`, {
@@ -120,8 +122,9 @@ describe.skipIf(!up)('two instances on one PostgreSQL and one Redis', () => {
       ),
     );
     const admitted = statuses.filter((s) => s === 200).length;
-    expect(admitted).toBeLessThanOrEqual(limit);
-    expect(admitted).toBeGreaterThan(limit / 2);
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(admitted).toBeLessThanOrEqual(limit * Math.max(1, seconds));
+    if (seconds <= 1) expect(admitted).toBeGreaterThan(limit / 2);
     expect(statuses.filter((s) => s === 429).length).toBe(n - admitted);
   }, 30_000);
 

@@ -10,8 +10,9 @@ import type { AppliedLimit } from './policy.js';
  * only if every set holds fewer than its limit, and then it is added to each. This is the in-memory
  * SlidingLog's rule, so no window of any length ever admits more than its limit across all instances, and
  * no window edge lets a burst through (a fixed-window counter would admit up to twice the limit there).
- * `now` comes from the server's clock, so tests drive it; each set expires one window after its last
- * admission, so idle keys leave Redis by themselves.
+ * `now` comes from the server's clock, so tests drive it; each set expires a minute after its last
+ * admission has left the window (Redis counts expiry in real time, the scores follow the server's clock,
+ * so the minute covers any gap between them), so idle keys leave Redis by themselves.
  *
  * ARGV: now (ms), consume (1|0), member, then limit and window (ms) per key.
  * Returns: admitted (1|0), then count and ms until a slot frees, per key.
@@ -32,7 +33,7 @@ end
 if room and consume then
   for i = 1, n do
     redis.call('ZADD', KEYS[i], now, ARGV[3])
-    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3 + 2 * i]))
+    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3 + 2 * i]) + 60000)
     counts[i] = counts[i] + 1
   end
 end
