@@ -63,6 +63,10 @@ describe('generated constants', () => {
       [409, 4196],
       [404, 2],
       [503, 4197],
+      // Transport rows of issue 9 (C41, C42): answered before any row above applies.
+      [408, 4196],
+      [431, 4196],
+      [414, 4196],
     ]);
     expect(PROBLEM_CODES.invalid_event_name.template).toBe(
       'Invalid event_name: {name}. Use a supported conversion event_name (for example {examples}).[[ Did you mean {suggestion}?]]',

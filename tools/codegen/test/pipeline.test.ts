@@ -62,7 +62,9 @@ describe('the real spec', () => {
       'offline',
     ]);
     // C2 order is kept as written.
-    expect(ir.requestErrors.map((e) => e.status)).toEqual([413, 415, 401, 404, 403, 429, 400, 409, 404, 503]);
+    expect(ir.requestErrors.map((e) => e.status)).toEqual([
+      413, 415, 401, 404, 403, 429, 400, 409, 404, 503, 408, 431, 414,
+    ]);
     // x-limits reach the resolved OpenAPI document as plain keywords.
     const schemas = (
       ir.openapi.components as {
