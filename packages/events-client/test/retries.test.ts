@@ -4,7 +4,7 @@
 import { type BatchWrite, SqliteStore, type Store } from '@org/events-mock-server';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createClient } from '../src/index.js';
-import { demoServer, event, recordingFetch } from './support/server.js';
+import { demoClient, demoServer, event, recordingFetch } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -67,15 +67,8 @@ describe('C55 retries', () => {
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as Store;
-    const s = await demoServer({ store });
+    const { server: s, client, seen } = await demoClient({}, { store });
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const results = await client.sendEvents([event('st-1'), event('st-2')]);
     expect(seen.map((r) => r.status)).toEqual([503, 503, 200]);
     expect(results.map((r) => [r.status, r.attempts, r.batch])).toEqual([
@@ -101,16 +94,8 @@ describe('C55 retries', () => {
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as Store;
-    const s = await demoServer({ store });
+    const { server: s, client, seen } = await demoClient({ retry: { maxAttempts: 2 } }, { store });
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      retry: { maxAttempts: 2 },
-      fetch,
-    });
     const [r] = await client.sendEvents([event('x-1')]);
     expect(seen.map((x) => x.status)).toEqual([503, 503]);
     expect([r!.status, r!.attempts, r!.error?.name]).toEqual(['not_sent', 2, 'EventsApiError']);

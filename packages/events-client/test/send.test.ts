@@ -1,8 +1,8 @@
 // The client against the real server (startServer in process, real HTTP): splitting (C56), retries (C55),
 // results in input order (C57).
 import { afterEach, describe, expect, test } from 'vitest';
-import { BATCH_LIMITS, createClient, EventsApiError, SerializedEvent } from '../src/index.js';
-import { demoServer, event, recordingFetch } from './support/server.js';
+import { BATCH_LIMITS, EventsApiError, SerializedEvent } from '../src/index.js';
+import { demoClient, event } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -12,16 +12,8 @@ afterEach(async () => {
 
 describe('sendEvents against the server', () => {
   test('results map to inputs across batches, in input order (C57)', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient({ maxBatchEvents: 3 });
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      maxBatchEvents: 3,
-      fetch,
-    });
     const events = Array.from({ length: 8 }, (_, i) =>
       i % 3 === 1 ? event(`e-${i}`, { event_name: 'subscription' }) : event(`e-${i}`),
     );
@@ -42,15 +34,8 @@ describe('sendEvents against the server', () => {
   });
 
   test('a 401 is not retried: every event not_sent with the typed error', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient({ token: 'wrong-token' });
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: 'wrong-token',
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const results = await client.sendEvents([event('a'), event('b')]);
     expect(seen.map((r) => r.status)).toEqual([401]);
     expect(results.map((r) => [r.status, r.attempts])).toEqual([
@@ -69,15 +54,8 @@ describe('sendEvents against the server', () => {
   });
 
   test('a SerializedEvent is sent as it is; with hash it is parsed first', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient();
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const line = ` ${JSON.stringify(event('raw-1'))} `;
     const [r] = await client.sendEvents([new SerializedEvent(line)], { test: true });
     expect(r!.status).toBe('processed');

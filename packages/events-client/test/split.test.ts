@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Batcher, batchLimits, utf8Length } from '../src/client/batches.js';
-import { BATCH_LIMITS, createClient, EventsLocalError } from '../src/index.js';
-import { demoServer, event, recordingFetch } from './support/server.js';
+import { BATCH_LIMITS, EventsLocalError } from '../src/index.js';
+import { demoClient, event } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -65,15 +65,8 @@ describe('C56 against the server', () => {
     });
 
   test('events over 5 MiB together are split by bytes; all processed', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient();
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const events = Array.from({ length: 120 }, (_, i) => big(`big-${i}`));
     const total = events.reduce((n, e) => n + JSON.stringify(e).length + 1, 0);
     expect(total).toBeGreaterThan(BATCH_LIMITS.maxBodyBytes);
@@ -88,15 +81,8 @@ describe('C56 against the server', () => {
   }, 30_000);
 
   test('an event alone over the byte limit is not sent; the others are', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient();
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const huge = event('huge', {
       event_source_url: `https://shop.example.com/${'x'.repeat(BATCH_LIMITS.maxBodyBytes)}`,
     });
@@ -112,15 +98,8 @@ describe('C56 against the server', () => {
   });
 
   test('validate: failed events are answered invalid with the validator messages and not sent; hash: raw user data hashed', async () => {
-    const s = await demoServer();
+    const { server: s, client, seen } = await demoClient();
     close = s.close;
-    const { fetch, seen } = recordingFetch();
-    const client = createClient({
-      baseUrl: s.url,
-      token: s.creds.conversionToken,
-      adAccountId: s.creds.adAccountId,
-      fetch,
-    });
     const raw = event('raw-1', { user_data: { em: ' Jane@Example.com ', ph: '+1 (650) 555-1212' } });
     const results = await client.sendEvents(
       [raw, event('bad-1', { event_name: 'subscription' }), event('ok-1')],

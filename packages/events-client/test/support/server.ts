@@ -1,4 +1,5 @@
 import { type RunningServer, type StartServerOptions, startServer } from '@org/events-mock-server';
+import { type ClientOptions, createClient, type EventsClient } from '../../src/index.js';
 
 /** A real server on a free port: the demo config (one ad account, conversion and OAuth tokens), in memory. */
 export async function demoServer(
@@ -43,4 +44,24 @@ export function event(id: string, extra: Record<string, unknown> = {}): Record<s
     custom_data: { currency: 'USD', value: '42.00' },
     ...extra,
   };
+}
+
+/**
+ * A demo server and a client of it with the conversion token, whose fetch records every request; the
+ * client options given replace the defaults.
+ */
+export async function demoClient(
+  options: Partial<ClientOptions> = {},
+  serverOptions: StartServerOptions = {},
+): Promise<{ server: Awaited<ReturnType<typeof demoServer>>; client: EventsClient; seen: Seen[] }> {
+  const server = await demoServer(serverOptions);
+  const { fetch, seen } = recordingFetch();
+  const client = createClient({
+    baseUrl: server.url,
+    token: server.creds.conversionToken,
+    adAccountId: server.creds.adAccountId,
+    fetch,
+    ...options,
+  });
+  return { server, client, seen };
 }
