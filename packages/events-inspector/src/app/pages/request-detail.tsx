@@ -1,0 +1,169 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, describeError } from '../api/client.js';
+import type { MatchQuality, RequestDetail, RequestItem } from '../api/types.js';
+import { JsonView } from '../components/json-view.js';
+import { messagesByField } from '../lib/field-messages.js';
+import { dateTimeOf, percent } from '../lib/format.js';
+import { useApiCall } from '../session.js';
+
+/** One logged request: its answer, and each event with the fields its messages name marked. */
+export function RequestDetailPage({ id }: { id: string }) {
+  const [detail, setDetail] = useState<RequestDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = useApiCall();
+  useEffect(() => {
+    setDetail(null);
+    setError(null);
+    run(() => api.get<RequestDetail>(`/admin/requests/${encodeURIComponent(id)}`)).then((r) =>
+      r.ok ? setDetail(r.value) : setError(describeError(r.error)),
+    );
+  }, [id]);
+
+  if (error)
+    return (
+      <section>
+        <a href="#/requests">← Requests</a>
+        <p class="error">{error}</p>
+      </section>
+    );
+  if (!detail) return <p class="muted">Loading…</p>;
+  return (
+    <section class="detail">
+      <a href={`#/requests?ad_account_id=${encodeURIComponent(detail.ad_account_id)}`}>← Requests</a>
+      <h1>
+        Request <code>{detail.request_id}</code>
+      </h1>
+      <dl class="facts">
+        <dt>Received</dt>
+        <dd>{dateTimeOf(detail.received_at)}</dd>
+        <dt>Ad account</dt>
+        <dd>{detail.ad_account_id}</dd>
+        <dt>Status</dt>
+        <dd>
+          <span class={`status s${Math.floor(detail.status / 100)}`}>{detail.status}</span>
+          {detail.test && <span class="badge test">test</span>}
+        </dd>
+        <dt>Events</dt>
+        <dd>
+          {detail.events} sent: <span class="processed">{detail.processed} processed</span>,{' '}
+          <span class="failed">{detail.failed} failed</span>,{' '}
+          <span class="warned">{detail.warned} warned</span>
+        </dd>
+        <dt>Token</dt>
+        <dd>{detail.token_id ?? '-'}</dd>
+        <dt>Took</dt>
+        <dd>{detail.duration_ms} ms</dd>
+      </dl>
+      {detail.error && (
+        <p class="error request-error">
+          {detail.error.message} <span class="muted">(code {detail.error.code})</span>
+        </p>
+      )}
+      {detail.body_truncated && (
+        <p class="muted">The body was too large to keep whole; events past the kept part are not shown.</p>
+      )}
+      {detail.items.map((item) => (
+        <EventCard key={item.index} item={item} />
+      ))}
+    </section>
+  );
+}
+
+function EventCard({ item }: { item: RequestItem }) {
+  const failed = messagesByField(item.error_message, item.fields);
+  const warned = messagesByField(item.warning_message, item.fields);
+  const notes = new Map<string, { text: string; severity: 'failed' | 'warned' }>();
+  for (const m of warned) if (m.field) notes.set(m.field, { text: m.message, severity: 'warned' });
+  // A failure outranks a warning on the same field.
+  for (const m of failed) if (m.field) notes.set(m.field, { text: m.message, severity: 'failed' });
+  const name = (item.event as { event_name?: unknown } | null)?.event_name;
+  return (
+    <article class={`event card ${item.status}`} data-index={item.index} data-status={item.status}>
+      <header>
+        <h2>
+          Event {item.index}
+          {typeof name === 'string' && <span class="muted"> · {name}</span>}
+        </h2>
+        <span class={`badge ${item.status}`}>{item.status}</span>
+        {item.warning_message && <span class="badge warned">warned</span>}
+      </header>
+      {item.duplicate_of && (
+        <p class="duplicate">
+          Duplicate of event <code>{item.duplicate_of.event_id}</code> received{' '}
+          {dateTimeOf(item.duplicate_of.received_at)} in{' '}
+          <a href={`#/requests/${encodeURIComponent(item.duplicate_of.request_id)}`}>the earlier request</a>.
+        </p>
+      )}
+      <div class="event-body">
+        {item.event === null ? (
+          <p class="muted">The body was not JSON; there is no event to show.</p>
+        ) : (
+          <JsonView value={item.event} highlight={item.fields} notes={notes} />
+        )}
+        <aside class="messages">
+          {failed.length > 0 && <h3>Failed because</h3>}
+          <ul>
+            {failed.map((m) => (
+              <li key={`f${m.field}${m.message}`} class="failed" data-field={m.field}>
+                {m.message}
+              </li>
+            ))}
+          </ul>
+          {warned.length > 0 && <h3>Warnings</h3>}
+          <ul>
+            {warned.map((m) => (
+              <li key={`w${m.field}${m.message}`} class="warned" data-field={m.field}>
+                {m.message}
+              </li>
+            ))}
+          </ul>
+          {item.match_quality && <Quality q={item.match_quality} />}
+        </aside>
+      </div>
+    </article>
+  );
+}
+
+/** Which identifiers the event carries and whether they are well-formed; recommended fields it lacks. */
+function Quality({ q }: { q: MatchQuality }) {
+  return (
+    <div class="quality">
+      <h3>
+        Match quality <span class="score">{percent(q.score)}</span>
+      </h3>
+      <table class="compact">
+        <thead>
+          <tr>
+            <th>Identifier</th>
+            <th>Present</th>
+            <th>Well-formed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {q.identifiers.map((i) => (
+            <tr key={i.field}>
+              <td>
+                <code>{i.field}</code>
+              </td>
+              <td class={i.present ? 'yes' : 'no'}>{i.present ? 'yes' : 'no'}</td>
+              <td class={!i.present ? 'muted' : i.well_formed ? 'yes' : 'no'}>
+                {!i.present ? '-' : i.well_formed ? 'yes' : 'no'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {q.missing_recommended.length > 0 && (
+        <p>
+          Recommended but missing:{' '}
+          {q.missing_recommended.map((f, i) => (
+            <span key={f}>
+              {i > 0 && ', '}
+              <code>{f}</code>
+            </span>
+          ))}
+        </p>
+      )}
+    </div>
+  );
+}

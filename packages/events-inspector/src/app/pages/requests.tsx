@@ -1,0 +1,228 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, describeError } from '../api/client.js';
+import type { Page, RequestSummary } from '../api/types.js';
+import { FilterForm } from '../components/filter-form.js';
+import {
+  exportHref,
+  fromQuery,
+  matchesFilters,
+  REQUEST_FILTER_KEYS,
+  type RequestFilters,
+  toQuery,
+} from '../lib/filters.js';
+import { timeOf } from '../lib/format.js';
+import { useApiCall } from '../session.js';
+
+const PAGE = 50;
+type Live = 'connecting' | 'live' | 'reconnecting';
+
+/**
+ * Requests to the events endpoint, newest first: the first page from GET /admin/requests, then every new
+ * request as the server logs it (EventSource on /admin/requests/stream), kept when it matches the filters.
+ */
+export function RequestsPage({ query }: { query: string }) {
+  const filters = useMemo(() => fromQuery(query, REQUEST_FILTER_KEYS), [query]);
+  const [rows, setRows] = useState<RequestSummary[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [live, setLive] = useState<Live>('connecting');
+  const [accounts, setAccounts] = useState<string[]>([]);
+  const run = useApiCall();
+
+  const remember = (list: RequestSummary[]) =>
+    setAccounts((prev) => [...new Set([...prev, ...list.map((r) => r.ad_account_id)])].sort());
+
+  useEffect(() => {
+    let closed = false;
+    setRows([]);
+    setCursor(null);
+    setError(null);
+    run(() =>
+      api.get<Page<RequestSummary>>(
+        `/admin/requests${toQuery(filters, REQUEST_FILTER_KEYS, { limit: PAGE })}`,
+      ),
+    ).then((r) => {
+      if (closed) return;
+      if (!r.ok) return setError(describeError(r.error));
+      // Rows that arrived on the stream while the page loaded stay on top, once.
+      setRows((prev) => merge(prev, r.value.items));
+      setCursor(r.value.next_cursor);
+      remember(r.value.items);
+    });
+    const stream = new EventSource(
+      `/admin/requests/stream${toQuery({ ad_account_id: filters.ad_account_id }, ['ad_account_id'])}`,
+    );
+    stream.onopen = () => setLive('live');
+    stream.onerror = () => setLive('reconnecting');
+    stream.addEventListener('request', (e) => {
+      const s = JSON.parse((e as MessageEvent<string>).data) as RequestSummary;
+      remember([s]);
+      if (matchesFilters(s, filters)) setRows((prev) => merge([s], prev));
+    });
+    return () => {
+      closed = true;
+      stream.close();
+    };
+  }, [filters]);
+
+  const more = async () => {
+    if (!cursor) return;
+    const r = await run(() =>
+      api.get<Page<RequestSummary>>(
+        `/admin/requests${toQuery(filters, REQUEST_FILTER_KEYS, { limit: PAGE, cursor })}`,
+      ),
+    );
+    if (!r.ok) return setError(describeError(r.error));
+    setRows((prev) => merge(prev, r.value.items));
+    setCursor(r.value.next_cursor);
+  };
+
+  const apply = (v: RequestFilters) => {
+    location.hash = `#/requests${toQuery(v, REQUEST_FILTER_KEYS)}`;
+  };
+
+  return (
+    <section>
+      <div class="title-row">
+        <h1>Requests</h1>
+        <span class={`live ${live}`} data-live={live}>
+          {live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}
+        </span>
+        <span class="spacer" />
+        <a class="button" href={exportHref('requests', 'ndjson', filters, REQUEST_FILTER_KEYS)} download>
+          Export NDJSON
+        </a>
+        <a class="button" href={exportHref('requests', 'csv', filters, REQUEST_FILTER_KEYS)} download>
+          Export CSV
+        </a>
+      </div>
+      <FilterForm
+        key={query}
+        values={filters}
+        onApply={apply}
+        fields={[
+          { key: 'ad_account_id', label: 'Ad account', list: 'accounts' },
+          { key: 'status', label: 'HTTP status', placeholder: 'any, e.g. 400' },
+          {
+            key: 'outcome',
+            label: 'Events',
+            options: [
+              ['', 'any'],
+              ['failed', 'with failed events'],
+              ['warned', 'with warnings'],
+            ],
+          },
+          { key: 'event_name', label: 'Event name' },
+          {
+            key: 'test',
+            label: 'Test mode',
+            options: [
+              ['', 'any'],
+              ['true', 'test only'],
+              ['false', 'live only'],
+            ],
+          },
+        ]}
+      >
+        <datalist id="accounts">
+          {accounts.map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
+      </FilterForm>
+      <AccountTotals rows={rows} />
+      {error && <p class="error">{error}</p>}
+      <table class="requests">
+        <thead>
+          <tr>
+            <th>Received</th>
+            <th>Ad account</th>
+            <th>Status</th>
+            <th class="n">Events</th>
+            <th class="n">Processed</th>
+            <th class="n">Failed</th>
+            <th class="n">Warned</th>
+            <th>Event names</th>
+            <th>Token</th>
+            <th class="n">ms</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.request_id} data-request-id={r.request_id} class={rowClass(r)}>
+              <td>
+                <a href={`#/requests/${encodeURIComponent(r.request_id)}`}>{timeOf(r.received_at)}</a>
+                {r.test && <span class="badge test">test</span>}
+              </td>
+              <td>{r.ad_account_id}</td>
+              <td>
+                <span class={`status s${Math.floor(r.status / 100)}`}>{r.status}</span>
+                {r.error && <span class="muted small"> {r.error.message}</span>}
+              </td>
+              <td class="n">{r.events}</td>
+              <td class="n processed">{r.processed}</td>
+              <td class="n failed">{r.failed}</td>
+              <td class="n warned">{r.warned}</td>
+              <td>{r.event_names.join(', ')}</td>
+              <td class="muted">{r.token_id ?? '-'}</td>
+              <td class="n muted">{r.duration_ms}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length === 0 && !error && (
+        <p class="muted empty">No requests yet. Send events and they appear here.</p>
+      )}
+      {cursor && (
+        <button type="button" onClick={more}>
+          Load older
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** Processed, failed and warned events of the listed requests, per ad account. */
+function AccountTotals({ rows }: { rows: RequestSummary[] }) {
+  const totals = new Map<string, { requests: number; processed: number; failed: number; warned: number }>();
+  for (const r of rows) {
+    const t = totals.get(r.ad_account_id) ?? { requests: 0, processed: 0, failed: 0, warned: 0 };
+    t.requests += 1;
+    t.processed += r.processed;
+    t.failed += r.failed;
+    t.warned += r.warned;
+    totals.set(r.ad_account_id, t);
+  }
+  if (!totals.size) return null;
+  return (
+    <div class="totals">
+      {[...totals].map(([account, t]) => (
+        <a key={account} class="total card" href={`#/requests?ad_account_id=${encodeURIComponent(account)}`}>
+          <strong>{account}</strong>
+          <span>{t.requests} requests</span>
+          <span class="processed">{t.processed} processed</span>
+          <span class="failed">{t.failed} failed</span>
+          <span class="warned">{t.warned} warned</span>
+        </a>
+      ))}
+    </div>
+  );
+}
+
+function rowClass(r: RequestSummary): string {
+  if (r.status >= 400 || r.failed > 0) return 'bad';
+  if (r.warned > 0) return 'warn';
+  return '';
+}
+
+/** `first` then `rest`, each request once (the stream and a page may both hold one), newest first. */
+function merge(first: RequestSummary[], rest: RequestSummary[]): RequestSummary[] {
+  const seen = new Set<string>();
+  const out: RequestSummary[] = [];
+  for (const r of [...first, ...rest]) {
+    if (seen.has(r.request_id)) continue;
+    seen.add(r.request_id);
+    out.push(r);
+  }
+  return out.sort((a, b) => b.received_at - a.received_at);
+}
