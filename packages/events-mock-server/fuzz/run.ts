@@ -282,9 +282,16 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         const a = r.kind === 'http' ? await sendHttp(agent, port, r) : await sendRaw(port, r);
         const key = a.status === null ? (a.hang ? 'hang' : (a.error ?? 'none')) : String(a.status);
         byStatus[key] = (byStatus[key] ?? 0) + 1;
-        if (a.hang) violations.push(`${r.category}: no answer within ${HANG_MS} ms`);
+        const violation = (v: string) => {
+          violations.push(v);
+          // Printed when it happens, with what was sent, so a long run can be stopped and the case kept.
+          const sentText =
+            r.kind === 'http' ? `${r.method} ${r.path} ${String(r.body ?? '')}` : String(r.bytes);
+          o.log?.(`violation at request ${sent} (${rid}): ${v}\n  sent: ${sentText.slice(0, 300)}`);
+        };
+        if (a.hang) violation(`${r.category}: no answer within ${HANG_MS} ms`);
         if (a.status !== null && a.status >= 500)
-          violations.push(`${r.category}: answered ${a.status} ${String(a.body ?? '').slice(0, 200)}`);
+          violation(`${r.category}: answered ${a.status} ${String(a.body ?? '').slice(0, 200)}`);
         if (a.status === 200 && r.kind === 'http' && r.path.endsWith('/events')) {
           const n = storedCount(a.body);
           acknowledged += n;
