@@ -6,7 +6,15 @@
 // whatever the file size (issue 12 item 4).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -110,10 +118,19 @@ async function cli(file: string, s: Server): Promise<CliRun> {
   const bin = join(pkg, 'dist/cli/bin.js');
   if (!existsSync(bin))
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: pkg, stdio: 'inherit' });
+  // The node flags of the bin's shebang (`#!/usr/bin/env -S node FLAGS`), which npm's and pnpm's bin shims
+  // pass on: the CLI is measured as a user runs it.
+  const shebangFlags = (
+    /^#!\S*env -S node(.*)$/m.exec(readFileSync(bin, 'utf8').split('\n')[0] ?? '')?.[1] ?? ''
+  )
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   const started = performance.now();
   const child = spawn(
     process.execPath,
     [
+      ...shebangFlags,
       '--import',
       join(pkg, 'bench/rusage.mjs'),
       bin,

@@ -9,7 +9,7 @@ const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '86400' },
-    concurrency: { type: 'string', default: '16' },
+    concurrency: { type: 'string', default: '64' },
     seed: { type: 'string', default: '1' },
     light: { type: 'boolean', default: false },
   },

@@ -38,6 +38,9 @@ export interface FuzzReport {
   rssStartMB: number;
   rssPeakMB: number;
   rssEndMB: number;
+  /** The server's heap and external memory at the start and the end (MB). */
+  heapStartMB: Record<string, number>;
+  heapEndMB: Record<string, number>;
   lagP99Ms: number;
   violations: string[];
 }
@@ -206,6 +209,21 @@ function storedCount(body: Buffer | undefined): number {
   }
 }
 
+/** The server's own view of its memory (MB), to tell a heap that grew from native memory that did. */
+async function heapMB(port: number): Promise<Record<string, number>> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  const out: Record<string, number> = {};
+  for (const name of [
+    'nodejs_heap_size_total_bytes',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_external_memory_bytes',
+  ]) {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    out[name.replace(/^nodejs_|_bytes$/g, '')] = Math.round(Number(m?.[1] ?? Number.NaN) / 1048576);
+  }
+  return out;
+}
+
 async function lagP99Ms(port: number): Promise<number> {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
   const m = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text);
@@ -244,6 +262,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     }
     await new Promise((r) => setTimeout(r, 500));
     const rssStart = rss(pid);
+    const heapStart = await heapMB(port);
     await lagP99Ms(port);
     let peak = rssStart;
     const sampler = setInterval(() => {
@@ -263,9 +282,16 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         const a = r.kind === 'http' ? await sendHttp(agent, port, r) : await sendRaw(port, r);
         const key = a.status === null ? (a.hang ? 'hang' : (a.error ?? 'none')) : String(a.status);
         byStatus[key] = (byStatus[key] ?? 0) + 1;
-        if (a.hang) violations.push(`${r.category}: no answer within ${HANG_MS} ms`);
+        const violation = (v: string) => {
+          violations.push(v);
+          // Printed when it happens, with what was sent, so a long run can be stopped and the case kept.
+          const sentText =
+            r.kind === 'http' ? `${r.method} ${r.path} ${String(r.body ?? '')}` : String(r.bytes);
+          o.log?.(`violation at request ${sent} (${rid}): ${v}\n  sent: ${sentText.slice(0, 300)}`);
+        };
+        if (a.hang) violation(`${r.category}: no answer within ${HANG_MS} ms`);
         if (a.status !== null && a.status >= 500)
-          violations.push(`${r.category}: answered ${a.status} ${String(a.body ?? '').slice(0, 200)}`);
+          violation(`${r.category}: answered ${a.status} ${String(a.body ?? '').slice(0, 200)}`);
         if (a.status === 200 && r.kind === 'http' && r.path.endsWith('/events')) {
           const n = storedCount(a.body);
           acknowledged += n;
@@ -304,6 +330,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       await new Promise((r) => setTimeout(r, 500));
       rssEnd = rss(pid);
     }
+    const heapEnd = await heapMB(port);
     if (rssEnd > rssStart * 1.2)
       violations.push(`RSS ${rssEnd.toFixed(0)} MB, over 120% of its start ${rssStart.toFixed(0)} MB`);
 
@@ -342,6 +369,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       rssStartMB: Math.round(rssStart),
       rssPeakMB: Math.round(peak),
       rssEndMB: Math.round(rssEnd),
+      heapStartMB: heapStart,
+      heapEndMB: heapEnd,
       lagP99Ms: Math.round(lag * 10) / 10,
       violations: [...new Set(violations)]
         .slice(0, 50)

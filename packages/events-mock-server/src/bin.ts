@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
+import { fixMmapThreshold } from './core/native-memory.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
 import { parseLimitsUrl } from './ratelimit/open-limiter.js';
 import { type RunningServer, type StartServerOptions, startServer } from './server.js';
@@ -201,8 +202,12 @@ function stopOnSignals(server: RunningServer): void {
 }
 
 async function start(options: StartServerOptions): Promise<RunningServer | number> {
+  // Before any body is allocated (C59); the outcome is logged once the logger exists.
+  const mmap = fixMmapThreshold();
   try {
-    return await startServer(options);
+    const server = await startServer(options);
+    server.app.log.debug({ mmapThreshold: mmap }, 'native memory');
+    return server;
   } catch (e) {
     process.stderr.write(
       e instanceof ConfigError ? `${e.message}\n` : `cannot start: ${(e as Error).message}\n`,

@@ -53,6 +53,48 @@ describe('data elements', () => {
   });
 });
 
+describe('bytes that are not JSON', () => {
+  // Found by the long fuzz run: `"\alue"` as a key reached a JSON.parse of the key and answered 500.
+  test('an escape JSON does not have, in a key or a value, leaves the verdict to the parse', () => {
+    expect(elements('{"data":[{"custom_data":{"\\alue":"1"}}]}')).toBeNull();
+    expect(elements('{"data":[{"event_id":"a\\xb"}]}')).toBeNull();
+    expect(elements('{"d\\ata":[1]}')).toBeNull();
+    expect(elements('{"data":[{"k":"\\/\\b\\f\\n\\r\\t\\"\\\\"}]}')).toHaveLength(1);
+  });
+
+  test('property: any bytes of a valid body changed never throw, and non-JSON never yields elements', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        data: [
+          { event_name: 'checkout', user_data: { em: ['a'.repeat(64)] }, custom_data: { value: '1.50' } },
+          { event_name: 'lead', custom_data: { contents: [{ id: 'x\\y', quantity: 2 }] } },
+        ],
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(body.length - 1), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (edits) => {
+          const b = Buffer.from(body);
+          for (const [at, byte] of edits) b[at] = byte;
+          const r = scan(b);
+          let parses = true;
+          try {
+            JSON.parse(b.toString('utf8'));
+          } catch {
+            parses = false;
+          }
+          if (!parses) expect(r.ok && r.elements !== null && invalidUtf8Offset(b) === -1).toBe(false);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('repeated member names (C35)', () => {
   test('at the top level: the request is refused, escaped spellings included', () => {
     expect(scan('{"data":[],"data":[{"a":1}]}')).toEqual({ ok: false, kind: 'duplicate_top', key: 'data' });

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
 import { once } from 'node:events';
 import { main } from './main.js';
 import { EXIT } from './report.js';

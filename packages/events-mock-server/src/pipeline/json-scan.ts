@@ -137,7 +137,22 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
             if (lo < 0xdc00 || lo > 0xdfff) throw new Stop({ kind: 'surrogate', offset: at });
             i += 6;
           }
-        } else i += 2;
+        } else {
+          // Only JSON's own escapes: any other (`\a`) is not JSON, and the parse says where.
+          const e = b[i + 1];
+          if (
+            e !== QUOTE &&
+            e !== BACKSLASH &&
+            e !== 0x2f /* / */ &&
+            e !== 0x62 /* b */ &&
+            e !== 0x66 /* f */ &&
+            e !== 0x6e /* n */ &&
+            e !== 0x72 /* r */ &&
+            e !== 0x74 /* t */
+          )
+            throw new Stop(null);
+          i += 2;
+        }
         continue;
       }
       if (c < 0x20) throw new Stop(null);

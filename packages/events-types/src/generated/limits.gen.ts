@@ -91,6 +91,12 @@ export const LIMITS = {
       description: 'Most members of one JSON object in a request body; more answer 400 before the body is parsed.',
       source: 'C37',
     },
+    malloc_mmap_threshold_bytes: {
+      value: 131072,
+      unit: 'bytes',
+      description: 'Allocations of at least this size are mapped and unmapped on their own (glibc M_MMAP_THRESHOLD, fixed at start by the bin), so the memory of large bodies returns to the system after a load.',
+      source: 'C59',
+    },
     messages_max_per_event: {
       value: 10,
       unit: 'count',
