@@ -15,6 +15,7 @@ import { ValidationPool } from './pipeline/pool.js';
 import type { Limiter } from './ratelimit/limiter.js';
 import { openLimiter } from './ratelimit/open-limiter.js';
 import type { DocsSource } from './routes/docs.js';
+import type { InspectorSource } from './routes/inspector.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
 import { openStore } from './store/open-store.js';
 import type { SynchronousLevel } from './store/sqlite-store.js';
@@ -71,6 +72,8 @@ export interface StartServerOptions {
   validationMinBytes?: number;
   /** Docs to serve at /docs and /openapi.yaml; by default loaded from @org/events-docs; false for none. */
   docs?: DocsSource | false;
+  /** The inspector page to serve at /inspector/; by default from @org/events-inspector; false for none. */
+  inspector?: InspectorSource | false;
   /**
    * Timeouts and caps of C41/C43 (headers and body timeouts, connections, body bytes in flight, shutdown
    * grace); each wins over the config's `server:` section, which wins over the spec's default.
@@ -191,6 +194,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       logger,
       transport,
       ...(options.docs !== undefined ? { docs: options.docs } : {}),
+      ...(options.inspector !== undefined ? { inspector: options.inspector } : {}),
     });
     const host = options.host ?? config.server.host ?? '127.0.0.1';
     await app.listen({ port: options.port ?? config.server.port ?? 0, host });

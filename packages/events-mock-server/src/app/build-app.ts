@@ -23,6 +23,7 @@ import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
 import { healthHandlers } from '../routes/health.js';
+import { type InspectorSource, registerInspector } from '../routes/inspector.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,6 +46,8 @@ const KEEP_ALIVE_MS = 72_000;
 export interface BuildAppOptions {
   logger: Logger;
   docs?: DocsSource | false;
+  /** The inspector page at /inspector/ (C68); by default from @org/events-inspector; false for none. */
+  inspector?: InspectorSource | false;
   /** Timeouts and caps of C41/C43; each defaults to its spec limit. */
   transport?: Partial<TransportOptions>;
 }
@@ -178,5 +181,6 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     app.route({ method: r.method, url: r.url, config: { operationId: id }, handler: handlers[id] });
   }
   if (options.docs !== false) await registerDocs(app, options.docs);
+  if (options.inspector !== false) await registerInspector(app, options.inspector);
   return app;
 }

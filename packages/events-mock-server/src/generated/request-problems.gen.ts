@@ -306,6 +306,24 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'is not a valid HTTP/1.1 request ({reason}); the connection is closed',
       params: ['reason'],
     },
+    inspector_file_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'the inspector page has no file {received}',
+      params: ['received'],
+    },
+    inspector_not_built: {
+      outcome: 'service_unavailable',
+      order: 9,
+      status: 503,
+      code: 4197,
+      message: 'The service is temporarily unavailable; nothing of this request was stored.',
+      template: 'the inspector page is not built; run pnpm build, then start the server again',
+      params: [],
+    },
     invalid_query_value: {
       outcome: 'invalid_request',
       order: 6,
@@ -576,6 +594,8 @@ export interface RequestProblemParams {
   headers_timeout: { seconds: string | number };
   headers_too_large: { max: string | number };
   http_malformed: { reason: string | number };
+  inspector_file_unknown: { received: string | number };
+  inspector_not_built: Record<string, never>;
   invalid_query_value: { allowed: string | number; received: string | number };
   item_not_object: { expected: string | number; received: string | number };
   json_malformed: { reason: string | number };

@@ -483,6 +483,12 @@ export const REQUEST_PROBLEMS = {
       template: 'is not a valid HTTP/1.1 request ({reason}); the connection is closed',
       params: ['reason'],
     },
+    inspector_file_unknown: { error: 'not_found', template: 'the inspector page has no file {received}', params: ['received'] },
+    inspector_not_built: {
+      error: 'service_unavailable',
+      template: 'the inspector page is not built; run pnpm build, then start the server again',
+      params: [],
+    },
     invalid_query_value: {
       error: 'invalid_request',
       template: 'must be {allowed}; received {received}',
