@@ -168,6 +168,7 @@ function banner(
       `  ${curlLine(url, d)}`,
       '',
       `Docs: ${url}/docs/   Health: ${url}/healthz   Metrics: ${url}/metrics`,
+      `Inspector: ${url}/inspector/   (sign in with the admin token above)`,
     );
   }
   return `${out.join('\n')}\n`;
