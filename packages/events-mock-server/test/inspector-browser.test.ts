@@ -121,19 +121,19 @@ describe.skipIf(!hasChromium)(
     }, 30_000);
 
     it('opens the failed event: its message beside the highlighted field, match quality below', async () => {
-      await page.click(`tr[data-request-id="${ids.bad}"] a`);
+      await page.locator(`tr[data-request-id="${ids.bad}"] a`).click();
       const card = page.locator('article.event[data-status=failed]');
-      await card.waitFor();
+      await card.waitFor({ timeout: 5_000 });
       const line = card.locator('.line.hl[data-path="custom_data.currency"]');
-      await line.waitFor();
+      await line.waitFor({ timeout: 5_000 });
       expect(await line.locator('.code').textContent()).toBe('    "currency": "XYZ",');
       expect(await line.locator('.note').textContent()).toBe(
-        'custom_data.currency must be one of the ISO 4217 currency codes; received "XYZ".',
+        'custom_data.currency must be an ISO-4217 currency code such as "USD"; received "XYZ".',
       );
+      await page.screenshot({ path: `${artifacts}detail.png`, fullPage: true });
       // Only the named field is marked.
       expect(await card.locator('.line.hl').count()).toBe(1);
-      expect(await card.locator('.quality').textContent()).toContain('user_data.em');
-      await page.screenshot({ path: `${artifacts}detail.png`, fullPage: true });
+      expect(await card.locator('.quality').textContent({ timeout: 5_000 })).toContain('user_data.em');
     }, 30_000);
 
     it('filters to requests with failed events, and the filter lives in the URL', async () => {
