@@ -22,6 +22,7 @@ import { adminHandlers } from '../routes/admin.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
+import { faultHandlers } from '../routes/faults.js';
 import { healthHandlers } from '../routes/health.js';
 
 declare module 'fastify' {
@@ -172,6 +173,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ...customEventTypeHandlers(ctx),
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
+    ...faultHandlers(ctx),
   };
   for (const id of Object.keys(ROUTES) as OperationId[]) {
     const r = ROUTES[id];
