@@ -705,6 +705,28 @@ export interface HealthStatus {
   dependencies?: DependencyStatus[];
 }
 
+/**
+ * How well an event can be matched to a user (C67), from the spec's own markings: each identifier of
+ * user_data, whether it is present and well formed; the recommended fields that apply to the event and
+ * that it lacks; and a score from 0 to 1.
+ */
+export interface MatchQuality {
+  identifiers: MatchQualityIdentifier[];
+  /** Paths of the x-recommended fields that apply to the event and are absent. */
+  missing_recommended: string[];
+  /** Share of the recommended fields that apply which the event carries, an identifier counting only when well formed; 1 when none applies. */
+  score: number;
+}
+
+/** One identifier field of user_data (C67). */
+export interface MatchQualityIdentifier {
+  field: string;
+  /** The field holds a value (not absent, null, empty string or empty array). */
+  present: boolean;
+  /** Present, and the validators report no problem at or under it: hashed fields hold SHA-256 hex digests, others pass their own rules. */
+  well_formed: boolean;
+}
+
 /** A stored event (C11). */
 export interface StoredEvent<TCustomEventName extends string = never> {
   ad_account_id: string;
