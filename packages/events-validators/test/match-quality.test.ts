@@ -159,3 +159,31 @@ describe('matchQuality', () => {
     );
   });
 });
+
+describe('the README example', () => {
+  it('answers what the README shows', async () => {
+    const q = matchQuality({
+      event_name: 'checkout',
+      action_source: 'web',
+      event_time: Math.floor(Date.now() / 1000),
+      event_id: 'order-1234',
+      user_data: await hashUserData({ em: 'jane.doe@example.com', client_ip_address: '198.51.100.10' }),
+      custom_data: { currency: 'USD', value: '42.00' },
+    });
+    expect(q.identifiers.filter((i) => i.present)).toEqual([
+      { field: 'user_data.em', present: true, well_formed: true },
+      { field: 'user_data.client_ip_address', present: true, well_formed: true },
+    ]);
+    expect(q.missing_recommended).toEqual([
+      'event_source_url',
+      'user_data.external_id',
+      'user_data.click_id',
+      'user_data.client_user_agent',
+      'custom_data.content_ids',
+      'custom_data.num_items',
+      'custom_data.order_id',
+      'custom_data.contents',
+    ]);
+    expect(q.score).toBe(4 / 12);
+  });
+});
