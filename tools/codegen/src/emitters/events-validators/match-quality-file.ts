@@ -21,9 +21,7 @@ export function matchQualityFile(dir: string, m: ValidatorModel): EmittedFile {
       `events-validators: expected one field of ${event.name} holding x-normalize fields, found ${holders.length}`,
     );
   const holder = holders[0]!;
-  const holderSchema = ir.schemas.find(
-    (s) => holder.type.kind === 'ref' && s.name === holder.type.name,
-  )!;
+  const holderSchema = ir.schemas.find((s) => holder.type.kind === 'ref' && s.name === holder.type.name)!;
   const identifiers = holderSchema.fields.map((f) => ({
     field: `${holder.name}.${f.name}`,
     key: f.name,
