@@ -84,6 +84,8 @@ describe('C65 count faults', () => {
     ]);
     const stored = await h.call('GET', `/admin/events?ad_account_id=${A}`, { token: T.admin });
     expect(stored.body.items.length).toBe(1);
+    const metrics = (await h.call('GET', '/metrics')).text;
+    expect(metrics).toContain('events_rate_limited_total{limit="fault"} 3');
   });
 
   test('an OAuth caller sees its own tightest limit on an injected 429, uncounted', async () => {

@@ -143,7 +143,10 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     }
     if (re.status === 429)
       ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
-    if (re.status >= 500)
+    const fault = (re as { fault?: string }).fault;
+    // An injected answer (C65) is no failure of a dependency: logged as what it is.
+    if (fault !== undefined) req.log.info({ fault, status: re.status }, 'injected fault');
+    else if (re.status >= 500)
       req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'dependency unavailable');
     const op = req.routeOptions.config.operationId;
     const category = op ? ROUTES[op].rateLimitCategory : null;

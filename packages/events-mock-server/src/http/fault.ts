@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITS, RATE_LIMITS } from '@org/events-types';
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/directory.js';
-import { requestError } from '../core/request-error.js';
+import { type RequestError, requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
 import { limitsFor } from '../ratelimit/policy.js';
@@ -59,9 +59,13 @@ export async function applyFault(
   }
   const retryAfter = retry_after_seconds ?? DEFAULT_RETRY_AFTER;
   const params = { id: fault.id, retryAfter };
+  let re: RequestError;
   if (kind === 'rate_limited') {
     reply.headers(await faultLimitHeaders(ctx, category, principal, adAccountId, isTest, retryAfter));
-    throw requestError('fault_rate_limited', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
-  }
-  throw requestError('fault_unavailable', 'fault', params, { [HEADERS.RetryAfter]: String(retryAfter) });
+    re = requestError('fault_rate_limited', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
+  } else
+    re = requestError('fault_unavailable', 'fault', params, { [HEADERS.RetryAfter]: String(retryAfter) });
+  // The error handler logs it as an injected fault, not as a dependency that failed.
+  (re as { fault?: string }).fault = fault.id;
+  throw re;
 }

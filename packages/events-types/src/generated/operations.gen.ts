@@ -123,7 +123,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '409',
-          description: 'The custom event type exists already, or the cap of 15 is reached (C10).',
+          description: 'The custom event type exists already, or the cap of 15 is reached (C10); or the server holds the most faults it may (C65).',
           schema: 'ErrorBody',
         },
         { status: '413', description: 'The body is over the size limit (C1, C2).', schema: 'ErrorBody' },
@@ -312,7 +312,7 @@ export const OPERATIONS = [
         { status: '404', description: 'The ad account does not exist (C2).', schema: 'ErrorBody' },
         {
           status: '409',
-          description: 'The custom event type exists already, or the cap of 15 is reached (C10).',
+          description: 'The custom event type exists already, or the cap of 15 is reached (C10); or the server holds the most faults it may (C65).',
           schema: 'ErrorBody',
         },
         { status: '413', description: 'The body is over the size limit (C1, C2).', schema: 'ErrorBody' },
