@@ -102,3 +102,35 @@ describe('C55 retries', () => {
     expect(r!.errorMessage).toContain('503 The service is temporarily unavailable');
   }, 20_000);
 });
+
+// Issue 13 item 4: a CI job makes the server answer 429 on demand (C65); the client retries through it.
+describe('C55 retries through an injected fault (C65)', () => {
+  test('a 429 fault on the next 2 requests: the batch is retried after Retry-After and stored once', async () => {
+    const { server: s, client, seen } = await demoClient({ maxBatchEvents: 10 });
+    close = s.close;
+    const admin = { authorization: `Bearer ${s.creds.adminToken}`, 'content-type': 'application/json' };
+    const added = await globalThis.fetch(`${s.url}/admin/faults`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ ad_account_id: s.creds.adAccountId, kind: 'rate_limited', count: 2 }),
+    });
+    expect(added.status).toBe(201);
+    const events = Array.from({ length: 4 }, (_, i) => event(`ft-${i}`));
+    const retried: (number | null)[] = [];
+    const results = await client.sendEvents(events, { onRetry: (r) => retried.push(r.status ?? null) });
+    expect(seen.map((r) => r.status)).toEqual([429, 429, 200]);
+    expect(retried).toEqual([429, 429]);
+    expect(results.map((r) => [r.status, r.attempts])).toEqual(events.map(() => ['processed', 3]));
+    const listed = await globalThis.fetch(`${s.url}/admin/events?ad_account_id=${s.creds.adAccountId}`, {
+      headers: admin,
+    });
+    const items = ((await listed.json()) as { items: { event_id: string; dedup_status: string }[] }).items;
+    expect(items.map((i) => [i.event_id, i.dedup_status]).sort()).toEqual(
+      events.map((e) => [e.event_id, 'unique']),
+    );
+    const faults = await (await globalThis.fetch(`${s.url}/admin/faults`, { headers: admin })).json();
+    expect((faults as { items: { matched: number; remaining: number }[] }).items).toMatchObject([
+      { matched: 2, remaining: 0 },
+    ]);
+  }, 20_000);
+});

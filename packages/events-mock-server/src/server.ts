@@ -8,6 +8,7 @@ import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
+import { Faults } from './faults/faults.js';
 import type { ServerContext } from './http/context.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from './http/transport.js';
 import { createMetrics } from './metrics/metrics.js';
@@ -79,6 +80,11 @@ export interface StartServerOptions {
    * grace); each wins over the config's `server:` section, which wins over the spec's default.
    */
   transport?: Partial<TransportOptions>;
+  /**
+   * The random source of fraction faults (C65), uniform in [0, 1); Math.random by default. Tests pass a
+   * scripted one to make a fraction exact.
+   */
+  faultRandom?: () => number;
 }
 
 export interface RunningServer {
@@ -172,6 +178,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       limiter,
       clock,
       metrics: createMetrics(),
+      faults: new Faults({ clock, ...(options.faultRandom ? { random: options.faultRandom } : {}) }),
       validation: new ValidationPool({
         ...(options.validationThreads !== undefined ? { threads: options.validationThreads } : {}),
         ...(options.validationMinBytes !== undefined ? { minBytes: options.validationMinBytes } : {}),
@@ -179,6 +186,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       closing: false,
     };
     validation = ctx.validation;
+    // C65: the config's faults, checked with the config; at most faults_max of them, so each one fits.
+    for (const f of config.faults) ctx.faults.add(f);
     const transport: TransportOptions = {
       ...DEFAULT_TRANSPORT,
       ...definedOnly({

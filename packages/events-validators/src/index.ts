@@ -1,7 +1,7 @@
 /**
  * @org/events-validators: every per-event rule of the Conversion Events API (C3-C6), generated from spec/
  * into straight-line code (src/generated) over a small runtime of rule kinds (src/lib), and the client-side
- * normalization and hashing helpers (C5).
+ * normalization and hashing helpers (C5), and the match quality of an event (C67).
  */
 export {
   appendWarning,
@@ -13,6 +13,7 @@ export {
 } from './lib/batch.js';
 export type { ValidationContext } from './lib/context.js';
 export { hashUserData, normalize, sha256Hex } from './lib/hash.js';
+export { type MatchQuality, type MatchQualityIdentifier, matchQuality } from './lib/match-quality.js';
 export {
   type EventProblems,
   formatMessage,

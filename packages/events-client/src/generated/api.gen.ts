@@ -100,7 +100,7 @@ export const REQUEST_ERRORS = {
       status: 409,
       code: 4196,
       message: 'The request conflicts with the current state.',
-      fix: 'Use another name, or delete a custom event type first.',
+      fix: 'Use another name, or delete a custom event type or a fault first.',
     },
     not_found: { status: 404, code: 2, message: 'Not found.', fix: 'Check the path.' },
     service_unavailable: {

@@ -22,6 +22,7 @@ import { adminHandlers } from '../routes/admin.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
+import { faultHandlers } from '../routes/faults.js';
 import { healthHandlers } from '../routes/health.js';
 import { type InspectorSource, registerInspector } from '../routes/inspector.js';
 
@@ -145,7 +146,10 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     }
     if (re.status === 429)
       ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
-    if (re.status >= 500)
+    const fault = (re as { fault?: string }).fault;
+    // An injected answer (C65) is no failure of a dependency: logged as what it is.
+    if (fault !== undefined) req.log.info({ fault, status: re.status }, 'injected fault');
+    else if (re.status >= 500)
       req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'dependency unavailable');
     const op = req.routeOptions.config.operationId;
     const category = op ? ROUTES[op].rateLimitCategory : null;
@@ -175,6 +179,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ...customEventTypeHandlers(ctx),
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
+    ...faultHandlers(ctx),
   };
   for (const id of Object.keys(ROUTES) as OperationId[]) {
     const r = ROUTES[id];

@@ -16,6 +16,8 @@ export type AuthFailure = 'auth_missing' | 'auth_malformed' | 'token_unknown';
 export class Directory {
   readonly accounts: ReadonlyMap<string, AdAccountRecord>;
   readonly apps: ReadonlyMap<string, AppRecord>;
+  /** Ids of the conversion and OAuth tokens (never the tokens): what a fault may name (C65). */
+  readonly tokenIds: ReadonlySet<string>;
   readonly #tokens = new Map<string, TokenRecord[]>();
   /** user id -> ad account ids it owns or has a role on. */
   readonly #reach = new Map<string, Set<string>>();
@@ -23,6 +25,7 @@ export class Directory {
   constructor(data: DirectoryData) {
     this.accounts = new Map(data.accounts.map((a) => [a.id, a]));
     this.apps = new Map(data.apps.map((a) => [a.id, a]));
+    this.tokenIds = new Set(data.tokens.filter((t) => t.kind !== 'admin').map((t) => t.id));
     for (const t of data.tokens) {
       const k = digestKey(t.sha256);
       const list = this.#tokens.get(k);

@@ -179,6 +179,8 @@ export const configSchema = object({
     prefix: text().optional(),
   }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
+  // C65: faults injected from the start; each item is checked by the admin API's own rules (validate.ts).
+  faults: list(z.unknown()).default([]),
 });
 
 export type RawConfig = z.output<typeof configSchema>;

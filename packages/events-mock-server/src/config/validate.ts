@@ -1,4 +1,7 @@
+import { type FaultSpec, LIMITS } from '@org/events-types';
 import { hashToken } from '../auth/token-hash.js';
+import { RequestProblems } from '../core/request-error.js';
+import { checkFault } from '../faults/fault-spec.js';
 import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
 import type { SynchronousLevel } from '../store/sqlite-store.js';
 import type { ConfigIssue } from './config-error.js';
@@ -20,6 +23,8 @@ export interface ServerConfig {
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
   logLevel?: string;
+  /** Faults injected from the start (C65), checked as the admin API checks them. */
+  faults: FaultSpec[];
 }
 
 type Path = (string | number)[];
@@ -129,6 +134,40 @@ function crossCheck(raw: unknown): ConfigIssue[] {
   for (const [t, i] of rows(raw, 'tokens')) distinct(digest(t, 'token', 'sha256'), ['tokens', i]);
   if (root && typeof root === 'object')
     distinct(digest(root, 'admin_token', 'admin_token_sha256'), ['admin_token']);
+  issues.push(
+    ...checkFaults(raw, accounts, new Set(rows(raw, 'tokens').map(([t, i]) => id(t.id) ?? `tokens[${i}]`))),
+  );
+  return issues;
+}
+
+/**
+ * The `faults:` section (C65): each item by the rules of POST /admin/faults, so the two never disagree;
+ * a problem's field path is put under the item's (`faults[1].latency_ms`).
+ */
+function checkFaults(raw: unknown, accounts: Set<string>, tokens: Set<string>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const list = (raw as Record<string, unknown> | null)?.faults;
+  if (!Array.isArray(list)) return issues;
+  const max = LIMITS.faults_max.value;
+  if (list.length > max)
+    issues.push({ path: ['faults'], problem: `holds ${list.length} faults; at most ${max}` });
+  for (const [i, item] of list.entries()) {
+    const p = new RequestProblems();
+    const o = item as Record<string, unknown> | null;
+    // YAML reads an ad account id as a number; ids are strings (as for ad_accounts).
+    const value =
+      o && typeof o === 'object' && !Array.isArray(o)
+        ? { ...o, ad_account_id: digitsAsString(o.ad_account_id) }
+        : item;
+    if (value && typeof value === 'object' && (value as Record<string, unknown>).ad_account_id === undefined)
+      delete (value as Record<string, unknown>).ad_account_id;
+    checkFault(value, { accounts, tokens }, p);
+    for (const d of p.details)
+      issues.push({
+        path: d.path === 'body' ? ['faults', i] : ['faults', i, ...d.path.split('.')],
+        problem: d.problem,
+      });
+  }
   return issues;
 }
 
@@ -183,6 +222,12 @@ function resolve(c: RawConfig): ServerConfig {
     },
     storage: { ...c.storage },
     limits: { ...c.limits },
+    faults: c.faults.map((f) => {
+      const o = f as Record<string, unknown>;
+      return (o.ad_account_id === undefined
+        ? o
+        : { ...o, ad_account_id: digitsAsString(o.ad_account_id) }) as unknown as FaultSpec;
+    }),
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;
   return config;

@@ -17,6 +17,7 @@ export type ValueCheck =
       enum: readonly string[] | null;
     }
   | { kind: 'integer'; expected: string; minimum: number | null; maximum: number | null; bound: string }
+  | { kind: 'number'; expected: string; minimum: number | null; maximum: number | null; bound: string }
   | { kind: 'boolean'; expected: string }
   | { kind: 'object'; schema: string }
   | {
@@ -99,6 +100,13 @@ function checkValue(
       return INVALID;
     case 'integer':
       if (typeof v !== 'number' || !Number.isSafeInteger(v))
+        p.add('field_invalid', path, { expected: c.expected, received: received(v) });
+      else if ((c.minimum !== null && v < c.minimum) || (c.maximum !== null && v > c.maximum))
+        p.add('number_out_of_range', path, { bound: c.bound, received: received(v) });
+      else return v;
+      return INVALID;
+    case 'number':
+      if (typeof v !== 'number' || !Number.isFinite(v))
         p.add('field_invalid', path, { expected: c.expected, received: received(v) });
       else if ((c.minimum !== null && v < c.minimum) || (c.maximum !== null && v > c.maximum))
         p.add('number_out_of_range', path, { bound: c.bound, received: received(v) });

@@ -57,6 +57,93 @@ export const OBJECT_CHECKS: Readonly<Record<string, ObjectCheck>> = {
         },
       ],
     },
+    FaultSpec: {
+      name: 'FaultSpec',
+      expected: 'a fault object with kind and count or fraction',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'ad_account_id',
+          required: false,
+          value: {
+            kind: 'string',
+            expected: 'the id of a configured ad account (1 to 18 digits)',
+            minLength: null,
+            maxLength: null,
+            pattern: '^\\d{1,18}$',
+            enum: null,
+          },
+        },
+        {
+          name: 'token_id',
+          required: false,
+          value: {
+            kind: 'string',
+            expected: 'the id of a configured token',
+            minLength: 1,
+            maxLength: 256,
+            pattern: null,
+            enum: null,
+          },
+        },
+        {
+          name: 'kind',
+          required: true,
+          value: {
+            kind: 'string',
+            expected: 'rate_limited, unavailable or latency',
+            minLength: null,
+            maxLength: null,
+            pattern: null,
+            enum: ['rate_limited', 'unavailable', 'latency'],
+          },
+        },
+        {
+          name: 'count',
+          required: false,
+          value: {
+            kind: 'integer',
+            expected: 'a number of requests (an integer)',
+            minimum: 1,
+            maximum: 1000000,
+            bound: 'an integer from 1 to 1000000',
+          },
+        },
+        {
+          name: 'fraction',
+          required: false,
+          value: {
+            kind: 'number',
+            expected: 'a probability from 0 to 1',
+            minimum: 0,
+            maximum: 1,
+            bound: 'a number from 0 to 1',
+          },
+        },
+        {
+          name: 'latency_ms',
+          required: false,
+          value: {
+            kind: 'integer',
+            expected: 'milliseconds (an integer)',
+            minimum: 1,
+            maximum: 60000,
+            bound: 'an integer from 1 to 60000',
+          },
+        },
+        {
+          name: 'retry_after_seconds',
+          required: false,
+          value: {
+            kind: 'integer',
+            expected: 'seconds (an integer)',
+            minimum: 0,
+            maximum: 3600,
+            bound: 'an integer from 0 to 3600',
+          },
+        },
+      ],
+    },
     TagEvent: {
       name: 'TagEvent',
       expected: 'an object with ad_account_id, event_name, event_id and event_time',
@@ -262,6 +349,17 @@ export interface AdminEventsListQuery {
   readonly cursor?: string;
 }
 
+/** FaultSpec after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedFaultSpec {
+  readonly ad_account_id?: string;
+  readonly token_id?: string;
+  readonly kind: string;
+  readonly count?: number;
+  readonly fraction?: number;
+  readonly latency_ms?: number;
+  readonly retry_after_seconds?: number;
+}
+
 /** TagEvent after its checks (an array item that failed its own checks is undefined). */
 export interface CheckedTagEvent {
   readonly ad_account_id: string;
@@ -289,6 +387,11 @@ export interface EventsCreateQuery {
 /** C2 row 400: the query of admin/events/list; problems are added to `p`. */
 export function checkAdminEventsListQuery(q: unknown, p: RequestProblems): AdminEventsListQuery {
   return checkQuery(QUERY_CHECKS["admin/events/list"]!, q, p) as unknown as AdminEventsListQuery;
+}
+
+/** C2 row 400: the FaultSpec body of admin/faults/create; undefined once problems are added to `p`. */
+export function checkFaultSpec(b: unknown, p: RequestProblems): CheckedFaultSpec | undefined {
+  return checkBody(OBJECT_CHECKS, "FaultSpec", b, p) as CheckedFaultSpec | undefined;
 }
 
 /** C2 row 400: the TagEventsRequest body of admin/tag_events/create; undefined once problems are added to `p`. */

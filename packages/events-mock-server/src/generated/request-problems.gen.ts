@@ -261,6 +261,87 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
     },
+    fault_account_unknown: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be the id of a configured ad account; received {received}',
+      params: ['received'],
+    },
+    fault_count_or_fraction: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'give exactly one of count (the next N matching requests) or fraction (each matching request with that probability)',
+      params: [],
+    },
+    fault_field_unused: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'applies to {kinds} faults only; remove it or change kind',
+      params: ['kinds'],
+    },
+    fault_latency_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; a latency fault needs latency_ms from 1 to {max}',
+      params: ['max'],
+    },
+    fault_rate_limited: {
+      outcome: 'rate_limited',
+      order: 5,
+      status: 429,
+      code: 8,
+      message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
+      template: 'fault {id} answers this request 429 (injected, C65); retry in {retryAfter} seconds',
+      params: ['id', 'retryAfter'],
+    },
+    fault_token_unknown: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be the id of a configured token; received {received}',
+      params: ['received'],
+    },
+    fault_unavailable: {
+      outcome: 'service_unavailable',
+      order: 9,
+      status: 503,
+      code: 4197,
+      message: 'The service is temporarily unavailable; nothing of this request was stored.',
+      template: 'fault {id} answers this request 503 (injected, C65); retry in {retryAfter} seconds',
+      params: ['id', 'retryAfter'],
+    },
+    fault_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'no fault {received}',
+      params: ['received'],
+    },
+    faults_cap: {
+      outcome: 'conflict',
+      order: 7,
+      status: 409,
+      code: 4196,
+      message: 'The request conflicts with the current state.',
+      template: 'the server holds {max} active faults already, the most allowed; delete one first',
+      params: ['max'],
+    },
     field_invalid: {
       outcome: 'invalid_request',
       order: 6,
@@ -589,6 +670,15 @@ export interface RequestProblemParams {
   data_too_many: { count: string | number; max: string | number };
   encoding_invalid: { encoding: string | number; reason: string | number };
   encoding_unsupported: { received: string | number };
+  fault_account_unknown: { received: string | number };
+  fault_count_or_fraction: Record<string, never>;
+  fault_field_unused: { kinds: string | number };
+  fault_latency_missing: { max: string | number };
+  fault_rate_limited: { id: string | number; retryAfter: string | number };
+  fault_token_unknown: { received: string | number };
+  fault_unavailable: { id: string | number; retryAfter: string | number };
+  fault_unknown: { received: string | number };
+  faults_cap: { max: string | number };
   field_invalid: { expected: string | number; received: string | number };
   field_missing: { expected: string | number };
   headers_timeout: { seconds: string | number };

@@ -1,5 +1,6 @@
 import type { Directory } from '../auth/directory.js';
 import type { Clock } from '../core/clock.js';
+import type { Faults } from '../faults/faults.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
 import type { Limiter } from '../ratelimit/limiter.js';
@@ -15,6 +16,8 @@ export interface ServerContext {
   limiter: Limiter;
   clock: Clock;
   metrics: Metrics;
+  /** Faults injected into the events endpoint (C65), in this process's memory. */
+  faults: Faults;
   /** Parses and validates batches, in worker threads when they are large. */
   validation: ValidationPool;
   /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */

@@ -8,6 +8,7 @@ import { JSON_CONTENT_TYPE, ROUTES } from '../generated/routes.gen.js';
 import { bodyEncoding, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
+import { applyFault } from '../http/fault.js';
 import { checkDeclaredLength } from '../http/pre-body.js';
 import { enforceRateLimit } from '../http/rate-limit.js';
 import { withStore } from '../http/storage.js';
@@ -56,8 +57,8 @@ declare module 'fastify' {
 
 /**
  * The rows of C2 of the events endpoint that need only the headers, in order, run by the preParsing hook
- * before a byte of the body is read (C40): 415, 401, 404, 403, 429 (the request is counted here), then
- * the query's 400.
+ * before a byte of the body is read (C40): 415, 401, 404, 403, injected faults (C65), 429 (the request is
+ * counted here), then the query's 400.
  */
 export async function checkEventsBeforeBody(
   ctx: ServerContext,
@@ -73,6 +74,8 @@ export async function checkEventsBeforeBody(
   // row, in C2 order, so the request counts as a live one until then.
   const queryProblems = new RequestProblems();
   const test = isTestRequest(req.query, queryProblems);
+  // Injected faults (C65) answer here: the caller and its token id are known, the body is not read yet.
+  await applyFault(ctx, reply, route.rateLimitCategory, principal, account.id, test);
   await enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, test); // 429
   queryProblems.throwIfAny(); // 400
   req.eventsChecked = { account, test };

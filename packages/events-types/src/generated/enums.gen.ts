@@ -19,6 +19,14 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const EVENT_USAGES = ['conversion_reporting', 'audience_creation'] as const;
 /** What an event name is usable for (seed 2.2). */
 export type EventUsage = (typeof EVENT_USAGES)[number];
+/** Every value of {@link FaultKind}, in spec order. */
+export const FAULT_KINDS = ['rate_limited', 'unavailable', 'latency'] as const;
+/**
+ * What an injected fault answers (C65): `rate_limited` 429 in the rate-limit format with Retry-After and
+ * the x-ratelimit-* headers; `unavailable` 503 in the storage-unavailable format with Retry-After,
+ * nothing stored; `latency` waits latency_ms, then the request is processed as usual.
+ */
+export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Every value of {@link FormFactor}, in spec order. */
 export const FORM_FACTORS = ['desktop', 'laptop', 'cellphone', 'tablet', 'smartwatch', 'tv', 'vr', 'console', 'other'] as const;
 /** Device form factor. */

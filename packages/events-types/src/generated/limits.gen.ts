@@ -66,6 +66,36 @@ export const LIMITS = {
       description: 'event_time at or above this is taken for milliseconds.',
       source: 'C4',
     },
+    fault_count_max: {
+      value: 1000000,
+      unit: 'count',
+      description: 'Largest count of a fault (the next N matching requests).',
+      source: 'C65',
+    },
+    fault_latency_max_ms: {
+      value: 60000,
+      unit: 'milliseconds',
+      description: 'Largest latency_ms of a latency fault (one minute).',
+      source: 'C65',
+    },
+    fault_retry_after_default_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Retry-After of an injected 429 or 503 when the fault gives no retry_after_seconds.',
+      source: 'C65',
+    },
+    fault_retry_after_max_seconds: {
+      value: 3600,
+      unit: 'seconds',
+      description: 'Largest retry_after_seconds of a fault.',
+      source: 'C65',
+    },
+    faults_max: {
+      value: 100,
+      unit: 'count',
+      description: 'Most injected faults a server holds at once (admin API and the config\'s faults: section); spent ones are dropped oldest first to make room.',
+      source: 'C65',
+    },
     hashed_values_max_items: { value: 100, unit: 'count', description: 'Most hashes in one user_data field.', source: 'C13' },
     headers_max_bytes: {
       value: 16384,

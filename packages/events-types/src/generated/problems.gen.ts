@@ -304,7 +304,7 @@ export const REQUEST_ERRORS = [
       status: 429,
       code: 8,
       message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
-      when: 'A rate limit of C9 is spent; Retry-After is set.',
+      when: 'A rate limit of C9 is spent, or an injected fault answers so (C65); Retry-After is set.',
       fix: 'Wait Retry-After seconds; prefer a conversion token, which has no rate limit on events.',
     },
     {
@@ -320,8 +320,8 @@ export const REQUEST_ERRORS = [
       status: 409,
       code: 4196,
       message: 'The request conflicts with the current state.',
-      when: 'A custom event type of that name exists, or the ad account holds 15 already (C10).',
-      fix: 'Use another name, or delete a custom event type first.',
+      when: 'A custom event type of that name exists, or the ad account holds 15 already (C10); or the server holds 100 active faults (C65).',
+      fix: 'Use another name, or delete a custom event type or a fault first.',
     },
     {
       key: 'not_found',
@@ -336,7 +336,7 @@ export const REQUEST_ERRORS = [
       status: 503,
       code: 4197,
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
-      when: 'Storage or the shared rate-limit store is unavailable; Retry-After is set.',
+      when: 'Storage or the shared rate-limit store is unavailable',
       fix: 'Retry after Retry-After seconds.',
     },
     {
@@ -461,6 +461,47 @@ export const REQUEST_PROBLEMS = {
       error: 'unsupported_media_type',
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
+    },
+    fault_account_unknown: {
+      error: 'invalid_request',
+      template: 'must be the id of a configured ad account; received {received}',
+      params: ['received'],
+    },
+    fault_count_or_fraction: {
+      error: 'invalid_request',
+      template: 'give exactly one of count (the next N matching requests) or fraction (each matching request with that probability)',
+      params: [],
+    },
+    fault_field_unused: {
+      error: 'invalid_request',
+      template: 'applies to {kinds} faults only; remove it or change kind',
+      params: ['kinds'],
+    },
+    fault_latency_missing: {
+      error: 'invalid_request',
+      template: 'is missing; a latency fault needs latency_ms from 1 to {max}',
+      params: ['max'],
+    },
+    fault_rate_limited: {
+      error: 'rate_limited',
+      template: 'fault {id} answers this request 429 (injected, C65); retry in {retryAfter} seconds',
+      params: ['id', 'retryAfter'],
+    },
+    fault_token_unknown: {
+      error: 'invalid_request',
+      template: 'must be the id of a configured token; received {received}',
+      params: ['received'],
+    },
+    fault_unavailable: {
+      error: 'service_unavailable',
+      template: 'fault {id} answers this request 503 (injected, C65); retry in {retryAfter} seconds',
+      params: ['id', 'retryAfter'],
+    },
+    fault_unknown: { error: 'not_found', template: 'no fault {received}', params: ['received'] },
+    faults_cap: {
+      error: 'conflict',
+      template: 'the server holds {max} active faults already, the most allowed; delete one first',
+      params: ['max'],
     },
     field_invalid: {
       error: 'invalid_request',

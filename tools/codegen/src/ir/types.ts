@@ -14,7 +14,7 @@ export interface LimitRef {
 export interface LimitIR {
   key: string;
   value: number;
-  unit: 'count' | 'bytes' | 'characters' | 'seconds' | 'decimal';
+  unit: 'count' | 'bytes' | 'characters' | 'seconds' | 'milliseconds' | 'decimal';
   description: string;
   source: string;
 }

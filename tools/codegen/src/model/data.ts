@@ -30,7 +30,7 @@ export function dataReader(spec: LoadedSpec, key: string): Reader {
 }
 
 export function readLimits(r: Reader): LimitIR[] {
-  const units = ['count', 'bytes', 'characters', 'seconds', 'decimal'] as const;
+  const units = ['count', 'bytes', 'characters', 'seconds', 'milliseconds', 'decimal'] as const;
   return r
     .at('limits')
     .entries()

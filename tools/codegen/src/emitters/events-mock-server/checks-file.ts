@@ -24,12 +24,12 @@ type Bounds = Extract<RuleIR, { kind: 'bounds' }>;
 const num = (v: LimitRef | number | undefined): number | null =>
   v === undefined ? null : typeof v === 'number' ? v : v.value;
 
-/** An integer rule's range in words, for `number_out_of_range`. */
-function boundText(min: number | null, max: number | null): string {
-  if (min !== null && max !== null) return `an integer from ${min} to ${max}`;
-  if (min !== null) return `an integer of at least ${min}`;
-  if (max !== null) return `an integer of at most ${max}`;
-  return 'an integer';
+/** A numeric rule's range in words, for `number_out_of_range`. */
+function boundText(min: number | null, max: number | null, what = 'an integer'): string {
+  if (min !== null && max !== null) return `${what} from ${min} to ${max}`;
+  if (min !== null) return `${what} of at least ${min}`;
+  if (max !== null) return `${what} of at most ${max}`;
+  return what;
 }
 
 function inclusiveMax(max: number | undefined, exclusive: number | undefined): number | null {
@@ -87,10 +87,18 @@ class ChecksModel {
       this.object(t.name);
       return { kind: 'object', schema: t.name };
     }
-    if (t.kind === 'primitive' && (t.name === 'integer' || t.name === 'number')) {
+    if (t.kind === 'primitive' && t.name === 'integer') {
       const min = bounds?.minimum ?? null;
       const max = inclusiveMax(bounds?.maximum, bounds?.exclusiveMaximum);
       return { kind: 'integer', expected, minimum: min, maximum: max, bound: boundText(min, max) };
+    }
+    if (t.kind === 'primitive' && t.name === 'number') {
+      // A number may be fractional, so an exclusive bound stays exclusive: only inclusive ones are emitted.
+      if (bounds?.exclusiveMaximum !== undefined)
+        throw new Error(`events-mock-server: number field ${field} has exclusiveMaximum; use maximum`);
+      const min = bounds?.minimum ?? null;
+      const max = bounds?.maximum ?? null;
+      return { kind: 'number', expected, minimum: min, maximum: max, bound: boundText(min, max, 'a number') };
     }
     if (t.kind === 'primitive' && t.name === 'boolean') return { kind: 'boolean', expected };
     const pattern = rules.find((r) => r.kind === 'pattern');

@@ -44,7 +44,7 @@ function unknownKeysDefault(schema: SchemaIR, scope: FileScope): string[] {
 }
 
 /** The field that a recommended-fields condition reads: the enum field holding every action source named. */
-function actionSourceField(event: SchemaIR, needed: Set<string>): FieldIR {
+export function actionSourceField(event: SchemaIR, needed: Set<string>): FieldIR {
   const found = event.fields.filter((f) =>
     f.rules.some((r) => r.kind === 'enum' && [...needed].every((v) => r.values.includes(v))),
   );
@@ -65,14 +65,14 @@ function holdsRecommended(ir: IR, schema: SchemaIR): boolean {
   );
 }
 
-interface Recommended {
+export interface Recommended {
   path: string;
   access: string;
   field: FieldIR;
 }
 
 /** Fields with x-recommended in the schema and in the objects it holds (not through arrays). */
-function recommendedFields(
+export function recommendedFields(
   ir: IR,
   schema: SchemaIR,
   prefix: string,

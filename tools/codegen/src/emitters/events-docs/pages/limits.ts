@@ -36,6 +36,7 @@ function usedBy(ctx: DocsContext): Map<string, string[]> {
 function valueText(value: number, unit: string): string {
   if (unit === 'seconds') return `${num(value)} s (${duration(value)})`;
   if (unit === 'bytes') return `${num(value)} bytes`;
+  if (unit === 'milliseconds') return `${num(value)} ms`;
   return num(value);
 }
 

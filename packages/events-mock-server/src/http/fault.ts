@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LIMITS, RATE_LIMITS } from '@org/events-types';
+import type { FastifyReply } from 'fastify';
+import type { Principal } from '../auth/directory.js';
+import { type RequestError, requestError } from '../core/request-error.js';
+import { HEADERS } from '../generated/routes.gen.js';
+import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
+import { limitsFor } from '../ratelimit/policy.js';
+import type { ServerContext } from './context.js';
+
+const DEFAULT_RETRY_AFTER = LIMITS.fault_retry_after_default_seconds.value;
+
+/**
+ * The x-ratelimit-* headers of an injected 429 (C66): the tightest limit that applies to the caller, read
+ * without counting the request; for a caller without one (a conversion token's live events), the
+ * endpoint's category limit of the standard tier. Remaining 0, reset when Retry-After says.
+ */
+async function faultLimitHeaders(
+  ctx: ServerContext,
+  category: string | null,
+  principal: Principal,
+  adAccountId: string,
+  isTest: boolean,
+  retryAfter: number,
+): Promise<Record<string, string>> {
+  const verdict = await ctx.limiter
+    .decide(limitsFor(category, principal, adAccountId, isTest), false)
+    .catch(() => null);
+  const cat = RATE_LIMITS.categories.find((c) => c.name === category) ?? RATE_LIMITS.universal;
+  const nominal = 'standard' in cat ? cat.standard : RATE_LIMITS.universal.standard;
+  const limit = verdict?.tightest?.limit ?? {
+    name: category ?? 'universal',
+    limit: nominal.limit,
+    window: nominal.window,
+    key: '',
+  };
+  return rateLimitHeaders({ limit, remaining: 0, reset: retryAfter });
+}
+
+/**
+ * Injected faults of the events endpoint (C65, C66), run after the request is authorized and before its
+ * rate limit and body: a `rate_limited` or `unavailable` fault throws its 429 or 503 (the body is never
+ * read), a `latency` fault waits, then the request goes on.
+ */
+export async function applyFault(
+  ctx: ServerContext,
+  reply: FastifyReply,
+  category: string | null,
+  principal: Principal,
+  adAccountId: string,
+  isTest: boolean,
+): Promise<void> {
+  const fault = ctx.faults.take(adAccountId, principal.tokenId);
+  if (fault === null) return;
+  const { kind, latency_ms, retry_after_seconds } = fault.spec;
+  if (kind === 'latency') {
+    await sleep(latency_ms ?? 0);
+    return;
+  }
+  const retryAfter = retry_after_seconds ?? DEFAULT_RETRY_AFTER;
+  const params = { id: fault.id, retryAfter };
+  let re: RequestError;
+  if (kind === 'rate_limited') {
+    reply.headers(await faultLimitHeaders(ctx, category, principal, adAccountId, isTest, retryAfter));
+    re = requestError('fault_rate_limited', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
+  } else
+    re = requestError('fault_unavailable', 'fault', params, { [HEADERS.RetryAfter]: String(retryAfter) });
+  // The error handler logs it as an injected fault, not as a dependency that failed.
+  (re as { fault?: string }).fault = fault.id;
+  throw re;
+}
