@@ -187,6 +187,17 @@ describe.skipIf(!hasChromium)(
       await page.locator('text=No faults').waitFor();
     }, 30_000);
 
+    it('links a duplicate to the request that brought the earlier event', async () => {
+      const again = await send([event(Math.floor(Date.now() / 1000), { event_id: 'good-1' })]);
+      expect(again.status).toBe(200);
+      await page.goto(`${server.url}/inspector/#/requests/${again.id}`);
+      const link = page.locator('.duplicate a');
+      await link.waitFor();
+      expect(await page.locator('.duplicate code').textContent()).toBe('good-1');
+      await link.click();
+      await page.locator('h1 code', { hasText: ids.good! }).waitFor();
+    }, 30_000);
+
     it('draws the account report with its timeline', async () => {
       await page.goto(`${server.url}/inspector/#/reports/${account}`);
       await page.locator('.chart svg rect.failed').first().waitFor();
