@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api/client.js';
-import type { AccountReport } from '../api/types.js';
+import type { AccountReport, Page, RequestSummary } from '../api/types.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { useApiCall } from '../session.js';
 
@@ -8,7 +8,14 @@ import { useApiCall } from '../session.js';
 export function ReportPage({ account }: { account: string }) {
   const [report, setReport] = useState<AccountReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [recent, setRecent] = useState<string[]>([]);
   const run = useApiCall();
+  // The ad accounts of recent requests, offered as links (the admin API has no list of accounts).
+  useEffect(() => {
+    run(() => api.get<Page<RequestSummary>>('/admin/requests?limit=200')).then((r) => {
+      if (r.ok) setRecent([...new Set(r.value.items.map((i) => i.ad_account_id))].sort());
+    });
+  }, []);
   useEffect(() => {
     setReport(null);
     setError(null);
@@ -32,6 +39,16 @@ export function ReportPage({ account }: { account: string }) {
           <input name="account" value={account} placeholder="ad account id" required />
         </label>
         <button type="submit">Show</button>
+        {recent.length > 0 && (
+          <span class="recent">
+            Recent:{' '}
+            {recent.map((a) => (
+              <a key={a} href={`#/reports/${encodeURIComponent(a)}`}>
+                {a}
+              </a>
+            ))}
+          </span>
+        )}
       </form>
       {error && <p class="error">{error}</p>}
       {report && (

@@ -14,6 +14,8 @@ import { timeOf } from '../lib/format.js';
 import { useApiCall } from '../session.js';
 
 const PAGE = 50;
+/** Rows kept while the stream adds more: a page left open all day stays small. */
+const MAX_ROWS = 2000;
 type Live = 'connecting' | 'live' | 'reconnecting';
 
 /**
@@ -224,5 +226,5 @@ function merge(first: RequestSummary[], rest: RequestSummary[]): RequestSummary[
     seen.add(r.request_id);
     out.push(r);
   }
-  return out.sort((a, b) => b.received_at - a.received_at);
+  return out.sort((a, b) => b.received_at - a.received_at).slice(0, MAX_ROWS);
 }
