@@ -168,6 +168,17 @@ describe.skipIf(!hasChromium)(
       expect(exported.every((r) => r.failed > 0)).toBe(true);
     }, 30_000);
 
+    it('lists stored events with a link to the request that brought each', async () => {
+      await page.goto(`${server.url}/inspector/#/events?ad_account_id=${account}`);
+      const row = page.locator('table.events tbody tr', { hasText: 'good-1' });
+      await row.waitFor();
+      // The bad event was never stored.
+      expect(await page.locator('table.events').textContent()).not.toContain('bad-1');
+      await page.screenshot({ path: `${artifacts}events.png`, fullPage: true });
+      await row.locator('a').click();
+      await page.locator('h1 code', { hasText: ids.good! }).waitFor();
+    }, 30_000);
+
     it('lists faults, adds one with the form, and deletes it', async () => {
       await page.goto(`${server.url}/inspector/#/faults`);
       await page.locator('text=No faults').waitFor();
