@@ -11,6 +11,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '86400' },
     concurrency: { type: 'string', default: '64' },
     seed: { type: 'string', default: '1' },
+    'warmup-seconds': { type: 'string', default: '10' },
     light: { type: 'boolean', default: false },
   },
 });
@@ -21,13 +22,15 @@ const report = await runFuzz({
   seconds: Number(values.seconds),
   concurrency: Number(values.concurrency),
   seed: Number(values.seed),
+  warmupSeconds: Number(values['warmup-seconds']),
   heavy: !values.light,
   log: (l) => process.stdout.write(`${l}\n`),
 });
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 process.stdout.write(
   `fuzz: ${report.requests} requests in ${report.seconds.toFixed(1)} s (${Math.round(report.requests / report.seconds)}/s), ` +
-    `${report.acknowledged} events acknowledged, ${report.stored} stored, RSS ${report.rssStartMB} -> peak ${report.rssPeakMB} -> ${report.rssEndMB} MB, ` +
+    `(after ${report.warmupRequests} warm-up requests), ${report.acknowledged} events acknowledged, ${report.stored} stored, ` +
+    `RSS cold ${report.rssColdMB}, start ${report.rssStartMB} -> peak ${report.rssPeakMB} -> ${report.rssEndMB} MB, ` +
     `event-loop lag p99 ${report.lagP99Ms} ms, ${report.violations.length} violations\n`,
 );
 process.exit(report.violations.length ? 1 : 0);

@@ -11,6 +11,7 @@ test('fuzz, CI mode: every invariant holds', async () => {
   const report = await runFuzz({
     requests: 20_000,
     seconds: 25,
+    warmupSeconds: 3,
     concurrency: 16,
     heavy: false,
     lagBoundMs: Number.POSITIVE_INFINITY,
