@@ -18,6 +18,7 @@ const LAYERS: Record<string, number> = {
   metrics: 2,
   pipeline: 2,
   ratelimit: 2,
+  requestlog: 2,
   http: 3,
   routes: 4,
   app: 5,

@@ -178,6 +178,12 @@ export const configSchema = object({
       .optional(),
     prefix: text().optional(),
   }).default({}),
+  // C60: retention of the request log; absent keys take the spec's defaults (spec/data/limits.yaml).
+  request_log: object({
+    max_entries: positive(100_000_000).optional(),
+    max_age_seconds: positive(365 * 86400).optional(),
+    max_body_bytes: positive(2 ** 31, 0).optional(),
+  }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
 });
 

@@ -19,6 +19,8 @@ export interface ServerConfig {
   };
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
+  /** C60, under `request_log:` as max_entries, max_age_seconds, max_body_bytes. */
+  requestLog: { maxEntries?: number; maxAgeSeconds?: number; maxBodyBytes?: number };
   logLevel?: string;
 }
 
@@ -183,6 +185,11 @@ function resolve(c: RawConfig): ServerConfig {
     },
     storage: { ...c.storage },
     limits: { ...c.limits },
+    requestLog: {
+      maxEntries: c.request_log.max_entries,
+      maxAgeSeconds: c.request_log.max_age_seconds,
+      maxBodyBytes: c.request_log.max_body_bytes,
+    },
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;
   return config;
