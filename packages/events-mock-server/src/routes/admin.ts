@@ -166,6 +166,8 @@ export function adminHandlers(ctx: ServerContext) {
 
     'admin/reset': async (req: FastifyRequest, reply: FastifyReply) => {
       authorizeAdmin(req.auth);
+      // Entries of requests answered before the reset go with it.
+      await ctx.requestLog.flushed();
       await withStore(ctx, () => ctx.store.reset());
       await ctx.limiter.reset();
       return reply.code(204).send();
