@@ -167,7 +167,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
         minimum: null,
         maximum: null,
         bound: 'an integer',
-        default: null,
+        default: 'ndjson',
         aliasOf: null,
       },
       {
@@ -327,7 +327,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
         minimum: null,
         maximum: null,
         bound: 'an integer',
-        default: null,
+        default: 'ndjson',
         aliasOf: null,
       },
       {

@@ -13,12 +13,12 @@ export const ROUTES = {
       pathParams: {},
       queryParams: {
         format: {
-          required: true,
+          required: false,
           pattern: null,
           enum: ['ndjson', 'csv'],
           minimum: null,
           maximum: null,
-          default: null,
+          default: 'ndjson',
           maxLength: null,
         },
         ad_account_id: {
@@ -181,12 +181,12 @@ export const ROUTES = {
       pathParams: {},
       queryParams: {
         format: {
-          required: true,
+          required: false,
           pattern: null,
           enum: ['ndjson', 'csv'],
           minimum: null,
           maximum: null,
-          default: null,
+          default: 'ndjson',
           maxLength: null,
         },
         ad_account_id: {

@@ -124,7 +124,7 @@ async function send<T>(
       for await (const r of all) yield csv.row(r);
     })(),
   );
-  const out = stringify({ header: true, columns: [...csv.columns] });
+  const out = stringify({ header: true, columns: [...csv.columns], cast: { boolean: (b) => String(b) } });
   // A store failure midway ends the answer early (the status is sent already); the log says why.
   pipeline(source, out, (err) => {
     if (err) reply.log.warn({ err }, 'export ended early');

@@ -12,10 +12,11 @@ export const OPERATIONS = [
         {
           name: 'format',
           in: 'query',
-          required: true,
-          description: '',
+          required: false,
+          description: 'NDJSON (one JSON object per line) or CSV with a header row.',
           type: { kind: 'primitive', name: 'string' },
           enum: ['ndjson', 'csv'],
+          default: 'ndjson',
         },
         {
           name: 'ad_account_id',
@@ -205,10 +206,11 @@ export const OPERATIONS = [
         {
           name: 'format',
           in: 'query',
-          required: true,
-          description: '',
+          required: false,
+          description: 'NDJSON (one JSON object per line) or CSV with a header row.',
           type: { kind: 'primitive', name: 'string' },
           enum: ['ndjson', 'csv'],
+          default: 'ndjson',
         },
         {
           name: 'ad_account_id',
