@@ -11,9 +11,11 @@ const ON_POSTGRES_TOO = [
   'test/accounts-and-tokens.test.ts',
   'test/custom-event-types.test.ts',
   'test/dedup-and-test-mode.test.ts',
+  'test/exports-and-sessions.test.ts',
   'test/integrator-corpus.test.ts',
   'test/operations.test.ts',
   'test/rate-limits.test.ts',
+  'test/request-log.test.ts',
   'test/request-outcomes.test.ts',
   'test/storage.test.ts',
 ];
