@@ -144,7 +144,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
     ctx.metrics.duration.observe({ operation: op }, seconds);
     // C60: logged after the answer went out, so logging can neither delay nor change it.
-    if (op === 'events/create')
+    if (op === 'events/create' && ctx.requestLog.enabled)
       try {
         ctx.requestLog.record(eventsLogEntry(ctx, req, reply, isTestRequest(req.query)));
       } catch (err) {

@@ -180,7 +180,8 @@ export const configSchema = object({
   }).default({}),
   // C60: retention of the request log; absent keys take the spec's defaults (spec/data/limits.yaml).
   request_log: object({
-    max_entries: positive(100_000_000).optional(),
+    // 0 turns the log off.
+    max_entries: positive(100_000_000, 0).optional(),
     max_age_seconds: positive(365 * 86400).optional(),
     max_body_bytes: positive(2 ** 31, 0).optional(),
   }).default({}),

@@ -60,7 +60,13 @@ export class RequestLog {
     return this.#clock.now() - this.options.maxAgeSeconds * 1000;
   }
 
+  /** Whether entries are kept at all (`request_log.max_entries: 0` turns the log off). */
+  get enabled(): boolean {
+    return this.options.maxEntries > 0;
+  }
+
   record(entry: RequestLogWrite): void {
+    if (!this.enabled) return;
     if (this.#queue.length >= MAX_QUEUED) {
       this.#metrics.requestLogErrors.inc();
       return;
