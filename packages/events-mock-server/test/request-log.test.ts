@@ -2,9 +2,12 @@
 // answer (processed, failed, warned, duplicate, test mode, 401, 413, 429), listed with filters and paging,
 // fetched with its events, kept within its retention, and followed live.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { A, B, event, T } from './support/fixtures.js';
+import { A, B, event, T, testConfig } from './support/fixtures.js';
+import { createTestDatabase, postgresReachable } from './support/postgres.js';
 import { rawExchange } from './support/raw-http.js';
 import { type Harness, startHarness, T0 } from './support/server.js';
+
+const pgUp = await postgresReachable();
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -302,36 +305,74 @@ describe('C60 retention and body size', () => {
   });
 });
 
+/** Reads a server-sent event stream until `pred` holds of what arrived (or the stream ends). */
+async function follow(url: string, headers: Record<string, string>) {
+  const ac = new AbortController();
+  const res = await fetch(url, { headers, signal: ac.signal });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const state = { text: '', res };
+  const until = async (pred: (text: string) => boolean) => {
+    while (!pred(state.text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      state.text += new TextDecoder().decode(value);
+    }
+  };
+  await until((t) => t.includes('\n\n'));
+  return { state, until, stop: () => ac.abort() };
+}
+
+describe('C60 config', () => {
+  test('the request_log section of the config sets the retention', async () => {
+    h = await startHarness({ config: { ...testConfig(), request_log: { max_entries: 2 } } });
+    for (let i = 0; i < 3; i++) await h.send(A, T.convA, [event(h.nowS())]);
+    expect((await admin('/admin/requests')).body.items).toHaveLength(2);
+  });
+});
+
 describe('C62 live stream', () => {
+  test.skipIf(!pgUp)(
+    'two instances on one PostgreSQL store: a request to one arrives on the stream of the other',
+    async () => {
+      const db = await createTestDatabase();
+      const one = await startHarness({ storeUrl: db.url });
+      const two = await startHarness({ storeUrl: db.url });
+      try {
+        const s = await follow(`${two.url}/admin/requests/stream`, { authorization: `Bearer ${T.admin}` });
+        await one.call('POST', `/v5/ad_accounts/${A}/events`, {
+          token: T.convA,
+          body: { data: [event(one.nowS())] },
+          headers: { 'x-request-id': 'from-one' },
+        });
+        await s.until((t) => t.includes('event: request'));
+        s.stop();
+        expect(s.state.text).toContain('id: from-one\n');
+      } finally {
+        await one.close();
+        await two.close();
+        await db.drop();
+      }
+    },
+  );
+
   test('a request sent after subscribing arrives as an event; other accounts are filtered out', async () => {
     h = await startHarness();
     await h.send(A, T.convA, [event(h.nowS())]); // before subscribing: not sent
-    const ac = new AbortController();
-    const res = await fetch(`${h.url}/admin/requests/stream?ad_account_id=${A}`, {
-      headers: { authorization: `Bearer ${T.admin}` },
-      signal: ac.signal,
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    let text = '';
-    const until = async (pred: () => boolean) => {
-      while (!pred()) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
-      }
-    };
-    await until(() => text.includes('\n\n'));
+    // The session cookie works here as on every admin route (the inspector's EventSource sends it).
+    const login = await h.call('POST', '/admin/session', { body: { token: T.admin } });
+    const cookie = (login.headers.get('set-cookie') as string).split(';')[0] as string;
+    const s = await follow(`${h.url}/admin/requests/stream?ad_account_id=${A}`, { cookie });
+    expect(s.state.res.status).toBe(200);
+    expect(s.state.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     await h.send(B, T.convB, [event(h.nowS(), { custom_data: { currency: 'EUR', value: '1' } })]);
     await h.call('POST', `/v5/ad_accounts/${A}/events`, {
       token: T.convA,
       body: { data: [event(h.nowS())] },
       headers: { 'x-request-id': 'live-1' },
     });
-    await until(() => text.includes('event: request'));
-    ac.abort();
-    const events = text.split('\n\n').filter((b) => b.startsWith('event: request'));
+    await s.until((t) => t.includes('event: request'));
+    s.stop();
+    const events = s.state.text.split('\n\n').filter((b) => b.startsWith('event: request'));
     expect(events).toHaveLength(1);
     const [kind, id, data] = (events[0] as string).split('\n');
     expect([kind, id]).toEqual(['event: request', 'id: live-1']);

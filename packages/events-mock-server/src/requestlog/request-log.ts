@@ -22,6 +22,9 @@ const MAX_QUEUED = 10_000;
 
 const HOUR_MS = 3_600_000;
 
+/** Entries wait this long to be written together: one transaction (and one fsync) for many requests. */
+const WRITE_INTERVAL_MS = LIMITS.request_log_write_interval_seconds.value * 1000;
+
 /** The first hour start (Unix seconds) of the report timeline at `now` (C63). */
 export function timelineStart(now: number): number {
   return (Math.floor(now / HOUR_MS) - (LIMITS.report_timeline_hours.value - 1)) * 3600;
@@ -30,9 +33,9 @@ export function timelineStart(now: number): number {
 export type RequestListener = (summary: RequestLogSummary) => void;
 
 /**
- * The request log of C60. Entries are recorded after the answer was sent and written in batches: every
- * entry recorded during one turn of the event loop goes to the store in one call, with the retention
- * applied in the same transaction. A failed write is counted and logged; it never reaches a client.
+ * The request log of C60. Entries are recorded after the answer was sent and written in batches: the
+ * entries of WRITE_INTERVAL_MS go to the store in one call, with the retention applied in the same
+ * transaction, so a busy server pays one transaction per interval rather than one per request. A failed write is counted and logged; it never reaches a client.
  * Listeners (the live stream, C62) hear each entry once it is written.
  */
 export class RequestLog {
@@ -45,7 +48,7 @@ export class RequestLog {
   readonly #enders = new Set<() => void>();
   #queue: RequestLogWrite[] = [];
   #tail: Promise<void> = Promise.resolve();
-  #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(store: Store, clock: Clock, metrics: Metrics, logger: Logger, options: RequestLogOptions) {
     this.#store = store;
@@ -72,18 +75,23 @@ export class RequestLog {
       return;
     }
     this.#queue.push(entry);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    this.#tail = this.#tail
-      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      .then(() => {
-        this.#scheduled = false;
-        return this.#write(this.#queue.splice(0));
-      });
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => this.#flush(), WRITE_INTERVAL_MS);
+    this.#timer.unref();
   }
 
-  /** Resolves once every entry recorded so far is written (or failed): admin reads see their own requests. */
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#tail = this.#tail.then(() => this.#write(batch));
+  }
+
+  /** Writes what waits, and resolves once every entry recorded so far is written (or failed). */
   flushed(): Promise<void> {
+    this.#flush();
     return this.#tail;
   }
 
@@ -125,6 +133,6 @@ export class RequestLog {
     for (const end of [...this.#enders]) end();
     this.#listeners.clear();
     this.#enders.clear();
-    await this.#tail;
+    await this.flushed();
   }
 }

@@ -73,8 +73,39 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown): 
     e.error?.message ?? null,
     e.body,
     bool(e.bodyTruncated),
-    JSON.stringify(e.items),
+    JSON.stringify(e.items.filter((i) => !plain(i))),
   ];
+}
+
+/**
+ * A processed event without messages is most of a clean batch and says nothing the counts do not: it is
+ * not written, and comes back from the event count when read (a 1000-event batch writes no item at all).
+ */
+function plain(i: RequestLogItem): boolean {
+  return (
+    i.status === 'processed' &&
+    i.errorMessage === null &&
+    i.warningMessage === null &&
+    i.fields.length === 0 &&
+    i.duplicateOf === null
+  );
+}
+
+function expandItems(kept: RequestLogItem[], events: number, status: number): RequestLogItem[] {
+  if (status !== 200) return kept;
+  const byIndex = new Map(kept.map((i) => [i.index, i]));
+  return Array.from(
+    { length: events },
+    (_, index) =>
+      byIndex.get(index) ?? {
+        index,
+        status: 'processed',
+        errorMessage: null,
+        warningMessage: null,
+        fields: [],
+        duplicateOf: null,
+      },
+  );
 }
 
 export function toSummary(r: RequestLogRow): RequestLogSummary {
@@ -101,7 +132,7 @@ export function toEntry(r: RequestLogRow): RequestLogEntry {
     ...toSummary(r),
     body: r.body ?? null,
     bodyTruncated: r.body_truncated === true || r.body_truncated === 1,
-    items: JSON.parse(r.items ?? '[]') as RequestLogItem[],
+    items: expandItems(JSON.parse(r.items ?? '[]') as RequestLogItem[], r.events, r.status),
   };
 }
 

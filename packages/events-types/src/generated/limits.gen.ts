@@ -145,6 +145,12 @@ export const LIMITS = {
       description: 'Most entries of one page of /admin/requests.',
       source: 'C61',
     },
+    request_log_write_interval_seconds: {
+      value: 0.1,
+      unit: 'seconds',
+      description: 'Request log entries are written together at most this long after their request was answered, one transaction for all of them; an admin read writes what is waiting first.',
+      source: 'C60',
+    },
     request_stream_ping_seconds: {
       value: 15,
       unit: 'seconds',
