@@ -24,10 +24,10 @@ import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { adminRequestHandlers } from '../routes/admin-requests.js';
 import { adminSessionHandlers } from '../routes/admin-session.js';
-import { exportHandlers } from '../routes/exports.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
+import { exportHandlers } from '../routes/exports.js';
 import { healthHandlers } from '../routes/health.js';
 
 declare module 'fastify' {

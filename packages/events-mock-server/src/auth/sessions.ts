@@ -4,7 +4,9 @@ import type { Clock } from '../core/clock.js';
 
 const scheme = SECURITY_SCHEMES.find((s) => s.name === 'admin_session');
 /** The cookie of the admin session scheme in the spec (C64). */
-export const SESSION_COOKIE = (scheme && 'parameter' in scheme ? scheme.parameter.name : 'ems_admin') as string;
+export const SESSION_COOKIE = (
+  scheme && 'parameter' in scheme ? scheme.parameter.name : 'ems_admin'
+) as string;
 export const SESSION_MAX_AGE_SECONDS = LIMITS.admin_session_max_age_seconds.value;
 
 /**

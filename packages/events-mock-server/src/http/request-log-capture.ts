@@ -32,7 +32,8 @@ function errorOf(payload: string | null): { code: number; message: string } | nu
   if (payload === null) return null;
   try {
     const b = JSON.parse(payload) as { code?: unknown; message?: unknown };
-    if (typeof b.code === 'number' && typeof b.message === 'string') return { code: b.code, message: b.message };
+    if (typeof b.code === 'number' && typeof b.message === 'string')
+      return { code: b.code, message: b.message };
   } catch {}
   return { code: 1, message: payload.slice(0, 200) };
 }

@@ -172,7 +172,8 @@ export function exportHandlers(ctx: ServerContext) {
         reply,
         q.format,
         'requests',
-        (cursor) => withStore(ctx, () => ctx.store.listRequests({ ...filter, ...(cursor ? { cursor } : {}) })),
+        (cursor) =>
+          withStore(ctx, () => ctx.store.listRequests({ ...filter, ...(cursor ? { cursor } : {}) })),
         summaryJson,
         { columns: REQUEST_COLUMNS, row: requestCsv },
       );

@@ -1,4 +1,4 @@
-import { checkAdminRequestsListQuery } from '../generated/request-checks.gen.js';
+import type { checkAdminRequestsListQuery } from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
 import type { RequestLogFilter, RequestLogSummary } from '../store/store.js';
 
@@ -27,11 +27,7 @@ type RequestsQuery = Omit<ReturnType<typeof checkAdminRequestsListQuery>, 'limit
  * The store filter of the request-log query of the list and the export (C61): seconds become ms, and
  * entries past the retention age are left out even before they are pruned.
  */
-export function requestFilter(
-  ctx: ServerContext,
-  q: RequestsQuery,
-  limit: number,
-): RequestLogFilter {
+export function requestFilter(ctx: ServerContext, q: RequestsQuery, limit: number): RequestLogFilter {
   const since = Math.max(q.since !== undefined ? q.since * 1000 : 0, ctx.requestLog.notBefore());
   return {
     ...(q.ad_account_id !== undefined ? { adAccountId: q.ad_account_id } : {}),
