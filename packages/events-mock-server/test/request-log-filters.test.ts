@@ -61,6 +61,7 @@ describe('C61 request log filters (property)', () => {
             }));
             await store.appendRequests(writes, {
               maxEntries: 1000,
+              maxBytes: 1e9,
               maxAgeMs: 1e12,
               now: 0,
               timelineSince: 0,
@@ -73,7 +74,9 @@ describe('C61 request log filters (property)', () => {
                   (filter.outcome !== 'failed' || w.failed > 0) &&
                   (filter.outcome !== 'warned' || w.warned > 0) &&
                   (filter.eventName === undefined ||
-                    w.eventNames.map((n) => n.replaceAll('\n', ' ')).includes(filter.eventName)) &&
+                    w.eventNames
+                      .map((n) => n.replaceAll('\n', ' '))
+                      .includes(filter.eventName.replaceAll('\n', ' '))) &&
                   (filter.test === undefined || w.test === filter.test) &&
                   (filter.since === undefined || w.receivedAt >= filter.since) &&
                   (filter.until === undefined || w.receivedAt < filter.until),

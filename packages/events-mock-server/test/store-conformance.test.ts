@@ -188,7 +188,13 @@ function logged(i: number, over: Partial<RequestLogWrite> = {}): RequestLogWrite
   };
 }
 
-const KEEP: RequestLogRetention = { maxEntries: 100, maxAgeMs: 3600_000, now: T0, timelineSince: 0 };
+const KEEP: RequestLogRetention = {
+  maxEntries: 100,
+  maxBytes: 1_000_000,
+  maxAgeMs: 3600_000,
+  now: T0,
+  timelineSince: 0,
+};
 
 for (const impl of IMPLEMENTATIONS) {
   describe.skipIf(!impl.run)(`Store conformance: ${impl.name}`, () => {
@@ -481,6 +487,13 @@ for (const impl of IMPLEMENTATIONS) {
       // Age: the entries older than 1.5 s before `now` go.
       await store.appendRequests([logged(6)], { ...KEEP, maxAgeMs: 1500, now: T0 + 6000 });
       expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r6', 'r5']);
+      // Size: bodies of 100 bytes, at most 250 bytes of them kept: the two newest (r6 has its own 100).
+      const body = 'x'.repeat(100);
+      await store.appendRequests(
+        [7, 8, 9].map((i) => logged(i, { body })),
+        { ...KEEP, maxAgeMs: 1500, maxBytes: 250, now: T0 + 9000 },
+      );
+      expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r9', 'r8']);
       await store.reset();
       expect((await store.listRequests({ limit: 10 })).items).toEqual([]);
     });

@@ -184,6 +184,7 @@ export const configSchema = object({
     max_entries: positive(100_000_000, 0).optional(),
     max_age_seconds: positive(365 * 86400).optional(),
     max_body_bytes: positive(2 ** 31, 0).optional(),
+    max_bytes: positive(2 ** 45, 0).optional(),
   }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
 });

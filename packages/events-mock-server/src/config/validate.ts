@@ -20,7 +20,7 @@ export interface ServerConfig {
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
   /** C60, under `request_log:` as max_entries, max_age_seconds, max_body_bytes. */
-  requestLog: { maxEntries?: number; maxAgeSeconds?: number; maxBodyBytes?: number };
+  requestLog: { maxEntries?: number; maxAgeSeconds?: number; maxBodyBytes?: number; maxBytes?: number };
   logLevel?: string;
 }
 
@@ -189,6 +189,7 @@ function resolve(c: RawConfig): ServerConfig {
       maxEntries: c.request_log.max_entries,
       maxAgeSeconds: c.request_log.max_age_seconds,
       maxBodyBytes: c.request_log.max_body_bytes,
+      maxBytes: c.request_log.max_bytes,
     },
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;

@@ -7,12 +7,15 @@ import type { RequestLogRetention, RequestLogSummary, RequestLogWrite, Store } f
 /** Retention of the request log (C60); the config's `request_log:` section, else the spec's defaults. */
 export interface RequestLogOptions {
   maxEntries: number;
+  /** Total bytes of the bodies kept. */
+  maxBytes: number;
   maxAgeSeconds: number;
   maxBodyBytes: number;
 }
 
 export const DEFAULT_REQUEST_LOG: RequestLogOptions = {
   maxEntries: LIMITS.request_log_max_entries.value,
+  maxBytes: LIMITS.request_log_max_bytes.value,
   maxAgeSeconds: LIMITS.request_log_max_age_seconds.value,
   maxBodyBytes: LIMITS.request_log_max_body_bytes.value,
 };
@@ -99,6 +102,7 @@ export class RequestLog {
     const now = this.#clock.now();
     const retention: RequestLogRetention = {
       maxEntries: this.options.maxEntries,
+      maxBytes: this.options.maxBytes,
       maxAgeMs: this.options.maxAgeSeconds * 1000,
       now,
       timelineSince: timelineStart(now),

@@ -35,7 +35,7 @@ export const SUMMARY_COLUMNS =
 
 /** Columns written for one entry, in the order of `entryValues`. */
 export const WRITE_COLUMNS =
-  'request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message, body, body_truncated, items';
+  'request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message, body, body_truncated, body_bytes, items';
 
 /**
  * Event names are kept as one text, each name between newlines, so "holds an event named X" is a substring
@@ -73,6 +73,7 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown): 
     e.error?.message ?? null,
     e.body,
     bool(e.bodyTruncated),
+    e.body === null ? 0 : Buffer.byteLength(e.body),
     JSON.stringify(e.items.filter((i) => !plain(i))),
   ];
 }
@@ -177,6 +178,14 @@ export function requestPage(
     nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
   };
 }
+
+/**
+ * Retention by size (C60): deletes the newest entry whose running total of body bytes, newest first, is
+ * over the cap, and every older one. The same statement in both databases (window functions).
+ */
+export const PRUNE_BY_BYTES = (ph: string) => `DELETE FROM request_log WHERE seq <= (
+  SELECT seq FROM (SELECT seq, sum(body_bytes) OVER (ORDER BY seq DESC) AS total FROM request_log) t
+  WHERE total > ${ph} ORDER BY seq DESC LIMIT 1)`;
 
 /** Timeline counts of the live requests of one write, per (account, hour start, code). */
 export function timelineRows(entries: readonly RequestLogWrite[]): [string, number, string, number][] {

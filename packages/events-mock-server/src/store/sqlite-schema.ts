@@ -108,11 +108,14 @@ CREATE TABLE IF NOT EXISTS request_log (
   error_message TEXT,
   body TEXT,
   body_truncated INTEGER NOT NULL,
+  body_bytes INTEGER NOT NULL,
   items TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS request_log_by_id ON request_log (request_id, seq);
 CREATE INDEX IF NOT EXISTS request_log_by_time ON request_log (received_at);
 CREATE INDEX IF NOT EXISTS request_log_by_account ON request_log (ad_account_id, seq);
+-- Covers the running total of kept body bytes, newest first (retention by size).
+CREATE INDEX IF NOT EXISTS request_log_bytes ON request_log (seq, body_bytes);
 -- C63: live events per account and hour (Unix seconds of its start); code '' counts processed events.
 CREATE TABLE IF NOT EXISTS timeline_counts (
   ad_account_id TEXT NOT NULL,

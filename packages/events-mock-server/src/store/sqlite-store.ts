@@ -5,6 +5,7 @@ import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import {
   entryValues,
+  PRUNE_BY_BYTES,
   type RequestLogRow,
   requestLogWhere,
   requestPage,
@@ -452,6 +453,7 @@ export class SqliteStore implements Store {
         // Retention (C60): two range deletes on indexes, a row or two each time.
         s.pruneRequestsByCount.run(r.maxEntries);
         s.pruneRequestsByAge.run(r.now - r.maxAgeMs);
+        s.pruneRequestsByBytes.run(r.maxBytes);
         s.pruneTimeline.run(r.timelineSince);
         return seqs;
       })
@@ -527,7 +529,8 @@ function prepare(db: Db) {
        ON CONFLICT (ad_account_id, event_name) DO UPDATE SET
          usage = excluded.usage, processed = processed + excluded.processed, duplicates = duplicates + excluded.duplicates`,
     ),
-    insRequest: p(`INSERT INTO request_log (${WRITE_COLUMNS}) VALUES (${Array(17).fill('?').join(', ')})`),
+    insRequest: p(`INSERT INTO request_log (${WRITE_COLUMNS}) VALUES (${Array(18).fill('?').join(', ')})`),
+    pruneRequestsByBytes: p(PRUNE_BY_BYTES('?')),
     upsertTimeline: p(
       `INSERT INTO timeline_counts (ad_account_id, hour, code, count) VALUES (?, ?, ?, ?)
        ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = count + excluded.count`,

@@ -120,6 +120,8 @@ export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq'> {
 
 export interface RequestLogRetention {
   maxEntries: number;
+  /** Total bytes of kept bodies. */
+  maxBytes: number;
   maxAgeMs: number;
   now: number;
   /** Unix seconds: timeline hours before this are deleted. */

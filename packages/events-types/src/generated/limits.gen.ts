@@ -133,6 +133,12 @@ export const LIMITS = {
       description: 'Default largest request body kept in a request log entry (1 MiB); a larger one is not kept and the entry says body_truncated (request_log.max_body_bytes).',
       source: 'C60',
     },
+    request_log_max_bytes: {
+      value: 268435456,
+      unit: 'bytes',
+      description: 'Default total size of the bodies kept in the request log (256 MiB); the oldest entries go first (request_log.max_bytes).',
+      source: 'C60',
+    },
     request_log_max_entries: {
       value: 10000,
       unit: 'count',

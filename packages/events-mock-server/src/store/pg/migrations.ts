@@ -225,11 +225,14 @@ CREATE TABLE request_log (
   error_message text,
   body text,
   body_truncated boolean NOT NULL,
+  body_bytes integer NOT NULL,
   items text NOT NULL
 );
 CREATE INDEX request_log_by_id ON request_log (request_id, seq);
 CREATE INDEX request_log_by_time ON request_log (received_at);
 CREATE INDEX request_log_by_account ON request_log (ad_account_id, seq);
+-- Covers the running total of kept body bytes, newest first (retention by size).
+CREATE INDEX request_log_bytes ON request_log (seq, body_bytes);
 -- C63: live events per account and hour (Unix seconds of its start); code '' counts processed events.
 CREATE TABLE timeline_counts (
   ad_account_id text NOT NULL,

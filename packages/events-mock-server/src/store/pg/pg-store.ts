@@ -4,6 +4,7 @@ import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import {
   entryValues,
+  PRUNE_BY_BYTES,
   type RequestLogRow,
   requestLogWhere,
   requestPage,
@@ -423,6 +424,7 @@ export class PgStore implements Store {
       'text',
       'text',
       'boolean',
+      'integer',
       'text',
     ];
     const arrays = columns.map((_, i) => values.map((v) => v[i]));
@@ -446,6 +448,7 @@ export class PgStore implements Store {
         r.maxEntries,
       ]);
       await c.query('DELETE FROM request_log WHERE received_at < $1', [r.now - r.maxAgeMs]);
+      await c.query(PRUNE_BY_BYTES('$1'), [r.maxBytes]);
       await c.query('DELETE FROM timeline_counts WHERE hour < $1', [r.timelineSince]);
       return inserted.rows.map((row) => row.seq).sort((a, b) => a - b);
     });
