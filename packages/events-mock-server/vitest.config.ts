@@ -12,9 +12,11 @@ const ON_POSTGRES_TOO = [
   'test/custom-event-types.test.ts',
   'test/dedup-and-test-mode.test.ts',
   'test/faults.test.ts',
+  'test/exports-and-sessions.test.ts',
   'test/integrator-corpus.test.ts',
   'test/operations.test.ts',
   'test/rate-limits.test.ts',
+  'test/request-log.test.ts',
   'test/request-outcomes.test.ts',
   'test/storage.test.ts',
 ];

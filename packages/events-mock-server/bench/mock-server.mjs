@@ -27,6 +27,8 @@ if (workers > 1 && cluster.isPrimary) {
     ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
     ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
     port: Number(process.env.BENCH_PORT ?? 0),
+    // BENCH_REQUEST_LOG=off: no request log (C60), to measure what it costs.
+    ...(process.env.BENCH_REQUEST_LOG === 'off' ? { requestLog: { maxEntries: 0 } } : {}),
     config: {
       ad_accounts: [{ id: '549755885175', currency: 'USD' }],
       tokens: Array.from({ length: tokens }, (_, i) => ({

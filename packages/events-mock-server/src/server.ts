@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
 import { Directory } from './auth/directory.js';
+import { AdminSessions } from './auth/sessions.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
@@ -15,6 +16,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { ValidationPool } from './pipeline/pool.js';
 import type { Limiter } from './ratelimit/limiter.js';
 import { openLimiter } from './ratelimit/open-limiter.js';
+import { DEFAULT_REQUEST_LOG, RequestLog, type RequestLogOptions } from './requestlog/request-log.js';
 import type { DocsSource } from './routes/docs.js';
 import type { InspectorSource } from './routes/inspector.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
@@ -85,6 +87,8 @@ export interface StartServerOptions {
    * scripted one to make a fraction exact.
    */
   faultRandom?: () => number;
+  /** Retention of the request log (C60); each wins over the config's `request_log:` section. */
+  requestLog?: Partial<RequestLogOptions>;
 }
 
 export interface RunningServer {
@@ -171,14 +175,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     limiter =
       options.limiter ?? (await openLimiter(options.limits ?? config.limits.url ?? 'memory', clock, prefix));
     await store.replaceDirectory(config.directory);
+    const metrics = createMetrics();
+    const requestLog = new RequestLog(store, clock, metrics, logger, {
+      ...DEFAULT_REQUEST_LOG,
+      ...definedOnly(config.requestLog),
+      ...definedOnly(options.requestLog ?? {}),
+    });
     const ctx: ServerContext = {
       store,
       customTypes: new CustomTypesCache(store, clock),
       directory: new Directory(await store.loadDirectory()),
       limiter,
       clock,
-      metrics: createMetrics(),
       faults: new Faults({ clock, ...(options.faultRandom ? { random: options.faultRandom } : {}) }),
+      metrics,
+      requestLog,
+      sessions: new AdminSessions(clock),
       validation: new ValidationPool({
         ...(options.validationThreads !== undefined ? { threads: options.validationThreads } : {}),
         ...(options.validationMinBytes !== undefined ? { minBytes: options.validationMinBytes } : {}),
@@ -223,12 +235,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       close() {
         closing ??= (async () => {
           ctx.closing = true;
+          // Live streams end, so their sockets do not hold the shutdown; queued log entries are written.
+          await ctx.requestLog.close();
           // C43: stop accepting, but leave kept-alive sockets open for the grace: a request a client is
           // sending on one gets a 503 with Connection: close instead of a reset (Node's server.close()
           // would destroy idle sockets at once). Every answer now closes its socket; once none is left,
           // or the grace is over, fastify.close waits for the requests in flight and closes the rest.
           await drainConnections(running, transport.shutdownGraceSeconds * 1000);
           await running.close();
+          await ctx.requestLog.flushed();
           await ctx.validation.close();
           await ctx.limiter.close();
           await store.close();

@@ -120,7 +120,7 @@ describe('C7 test mode', () => {
     expect(test.status).toBe(200);
     expect(test.body).toEqual(live.body);
     expect(await stored(`?ad_account_id=${A}`)).toHaveLength(0);
-    expect(await report(A)).toEqual({ ad_account_id: A, stored: [], failed: [] });
+    expect(await report(A)).toEqual({ ad_account_id: A, stored: [], failed: [], timeline: [] });
   });
 
   test('is_test=true is the same (seed 4.1 rule 3); test=false stores', async () => {

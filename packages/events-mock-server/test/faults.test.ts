@@ -353,3 +353,20 @@ describe('C65 admin API', () => {
     expect(items.every((f: { remaining: number }) => f.remaining === 1)).toBe(true);
   });
 });
+
+describe('C65 with the request log (C60)', () => {
+  test('injected 429 and 503 answers are logged like any other, with the fault named', async () => {
+    h = await startHarness();
+    await addFault(h, { token_id: 'conv-a', kind: 'rate_limited', count: 1 });
+    await addFault(h, { ad_account_id: B, kind: 'unavailable', count: 1 });
+    expect((await h.send(A, T.convA, [event(h.nowS())])).status).toBe(429);
+    expect((await h.send(B, T.convB, [event(h.nowS())])).status).toBe(503);
+    const list = await h.call('GET', '/admin/requests', { token: T.admin });
+    expect(list.status).toBe(200);
+    const items = list.body.items as { ad_account_id: string; status: number; error: unknown }[];
+    expect(items.map((i) => [i.ad_account_id, i.status, i.error])).toEqual([
+      [B, 503, { code: UNAVAILABLE.code, message: UNAVAILABLE.message }],
+      [A, 429, { code: RATE_LIMITED.code, message: RATE_LIMITED.message }],
+    ]);
+  });
+});

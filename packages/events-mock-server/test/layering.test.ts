@@ -19,6 +19,7 @@ const LAYERS: Record<string, number> = {
   pipeline: 2,
   ratelimit: 2,
   faults: 2,
+  requestlog: 2,
   http: 3,
   routes: 4,
   app: 5,

@@ -124,7 +124,9 @@ describe('C12 admin API', () => {
         ad_account_id: A,
         stored: [],
         failed: [],
+        timeline: [],
       });
+      expect((await hh.call('GET', '/admin/requests', { token: T.admin })).body.items).toEqual([]);
       const again = await hh.send(A, T.convA, [e]);
       expect(again.body.events[0].warning_message).toBeNull();
       expect(

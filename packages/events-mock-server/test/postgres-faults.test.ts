@@ -138,8 +138,8 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       try {
-        const { rows } = await c.query('SELECT version FROM schema_migrations');
-        expect(rows).toEqual([{ version: 1 }]);
+        const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
       } finally {
         await c.end();
       }

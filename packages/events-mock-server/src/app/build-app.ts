@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import fastifyCookie from '@fastify/cookie';
 import { LIMITS } from '@org/events-types';
 import Fastify, {
   type FastifyInstance,
@@ -9,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthFailure, Principal } from '../auth/directory.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
@@ -17,11 +19,15 @@ import type { ServerContext } from '../http/context.js';
 import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
+import { eventsLogEntry } from '../http/request-log-capture.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
+import { adminRequestHandlers } from '../routes/admin-requests.js';
+import { adminSessionHandlers } from '../routes/admin-session.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
+import { exportHandlers } from '../routes/exports.js';
 import { faultHandlers } from '../routes/faults.js';
 import { healthHandlers } from '../routes/health.js';
 import { type InspectorSource, registerInspector } from '../routes/inspector.js';
@@ -91,13 +97,28 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.server.on('connect', onConnect);
   app.decorateRequest('auth', null);
   app.decorateRequest('eventsChecked', null);
+  app.decorateRequest('eventsOutcome', null);
+  app.decorateRequest('loggedAt', 0);
+  app.decorateRequest('loggedError', null);
+  // Parses the Cookie header for the admin session of C64.
+  await app.register(fastifyCookie);
   registerBodyReader(app, new BodyBudget(transport.maxBodyBytesInFlight), transport);
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header(HEADERS.RequestId, req.id);
     const op = req.routeOptions.config.operationId;
+    if (op === 'events/create') req.loggedAt = ctx.clock.now();
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
-    if (op && ROUTES[op].security.length) req.auth = ctx.directory.authenticate(req.headers.authorization);
+    if (op && ROUTES[op].security.length) {
+      req.auth = ctx.directory.authenticate(req.headers.authorization);
+      // C64: an admin route takes the session cookie when no Authorization header is sent.
+      if (
+        req.auth === 'auth_missing' &&
+        ROUTES[op].security.some((s) => s.scheme === 'admin_token') &&
+        ctx.sessions.valid(req.cookies[SESSION_COOKIE])
+      )
+        req.auth = { kind: 'admin', tokenId: 'admin' };
+    }
     done();
   });
 
@@ -113,8 +134,11 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
 
   // During shutdown, answers close their connection: a kept-alive socket whose batch was in flight would
   // otherwise hold fastify.close() open until the keep-alive timeout.
-  app.addHook('onSend', (_req, reply, payload, done) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (ctx.closing) reply.header('connection', 'close');
+    // The error body of a refused events request, for its request log entry (C60).
+    if (reply.statusCode !== 200 && req.routeOptions.config.operationId === 'events/create')
+      req.loggedError = typeof payload === 'string' ? payload : null;
     done(null, payload);
   });
 
@@ -123,6 +147,14 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
     ctx.metrics.duration.observe({ operation: op }, seconds);
+    // C60: logged after the answer went out, so logging can neither delay nor change it.
+    if (op === 'events/create' && ctx.requestLog.enabled)
+      try {
+        ctx.requestLog.record(eventsLogEntry(ctx, req, reply, isTestRequest(req.query)));
+      } catch (err) {
+        ctx.metrics.requestLogErrors.inc();
+        req.log.warn({ err }, 'request log entry failed');
+      }
     // One line per request: no headers, no body, so no token and no hashed identifier (C8).
     req.log.info(
       { op, method: req.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
@@ -180,6 +212,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),
+    ...adminRequestHandlers(ctx),
+    ...adminSessionHandlers(ctx),
+    ...exportHandlers(ctx),
   };
   for (const id of Object.keys(ROUTES) as OperationId[]) {
     const r = ROUTES[id];

@@ -178,6 +178,14 @@ export const configSchema = object({
       .optional(),
     prefix: text().optional(),
   }).default({}),
+  // C60: retention of the request log; absent keys take the spec's defaults (spec/data/limits.yaml).
+  request_log: object({
+    // 0 turns the log off.
+    max_entries: positive(100_000_000, 0).optional(),
+    max_age_seconds: positive(365 * 86400).optional(),
+    max_body_bytes: positive(2 ** 31, 0).optional(),
+    max_bytes: positive(2 ** 45, 0).optional(),
+  }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
   // C65: faults injected from the start; each item is checked by the admin API's own rules (validate.ts).
   faults: list(z.unknown()).default([]),

@@ -22,6 +22,8 @@ export interface ServerConfig {
   };
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
+  /** C60, under `request_log:` as max_entries, max_age_seconds, max_body_bytes. */
+  requestLog: { maxEntries?: number; maxAgeSeconds?: number; maxBodyBytes?: number; maxBytes?: number };
   logLevel?: string;
   /** Faults injected from the start (C65), checked as the admin API checks them. */
   faults: FaultSpec[];
@@ -228,6 +230,12 @@ function resolve(c: RawConfig): ServerConfig {
         ? o
         : { ...o, ad_account_id: digitsAsString(o.ad_account_id) }) as unknown as FaultSpec;
     }),
+    requestLog: {
+      maxEntries: c.request_log.max_entries,
+      maxAgeSeconds: c.request_log.max_age_seconds,
+      maxBodyBytes: c.request_log.max_body_bytes,
+      maxBytes: c.request_log.max_bytes,
+    },
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;
   return config;

@@ -3,6 +3,25 @@ import type { RequestProblems } from '../core/request-error.js';
 import { checkBody, checkQuery, type ObjectCheck, type ParamCheck } from '../core/request-checks.js';
 /** Rules of every request body object (C2 row 400) keyed by schema name: fields, their kinds and bounds. */
 export const OBJECT_CHECKS: Readonly<Record<string, ObjectCheck>> = {
+    AdminSessionRequest: {
+      name: 'AdminSessionRequest',
+      expected: 'an object (AdminSessionRequest)',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'token',
+          required: true,
+          value: {
+            kind: 'string',
+            expected: 'the admin token of the server config',
+            minLength: 1,
+            maxLength: 512,
+            pattern: null,
+            enum: null,
+          },
+        },
+      ],
+    },
     CustomEventTypeCreateRequest: {
       name: 'CustomEventTypeCreateRequest',
       expected: 'an object (CustomEventTypeCreateRequest)',
@@ -225,6 +244,80 @@ export const OBJECT_CHECKS: Readonly<Record<string, ObjectCheck>> = {
   };
 /** Rules of the query parameters of each operation (C1, C2 row 400) keyed by operationId. */
 export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
+    'admin/events/export': [
+      {
+        name: 'format',
+        kind: 'string',
+        enum: ['ndjson', 'csv'],
+        allowed: 'ndjson or csv',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: 'ndjson',
+        aliasOf: null,
+      },
+      {
+        name: 'ad_account_id',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'event_name',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'event_id',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'since',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'until',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+    ],
     'admin/events/list': [
       {
         name: 'ad_account_id',
@@ -311,6 +404,228 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
         aliasOf: null,
       },
     ],
+    'admin/requests/export': [
+      {
+        name: 'format',
+        kind: 'string',
+        enum: ['ndjson', 'csv'],
+        allowed: 'ndjson or csv',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: 'ndjson',
+        aliasOf: null,
+      },
+      {
+        name: 'ad_account_id',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'status',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 100,
+        maximum: 599,
+        bound: 'an integer from 100 to 599',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'outcome',
+        kind: 'string',
+        enum: ['failed', 'warned'],
+        allowed: 'failed or warned',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'event_name',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'test',
+        kind: 'string',
+        enum: ['true', 'false'],
+        allowed: 'true or false',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'since',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'until',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+    ],
+    'admin/requests/list': [
+      {
+        name: 'ad_account_id',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'status',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 100,
+        maximum: 599,
+        bound: 'an integer from 100 to 599',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'outcome',
+        kind: 'string',
+        enum: ['failed', 'warned'],
+        allowed: 'failed or warned',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'event_name',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'test',
+        kind: 'string',
+        enum: ['true', 'false'],
+        allowed: 'true or false',
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'since',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'until',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 0,
+        maximum: 99999999999,
+        bound: 'an integer from 0 to 99999999999',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'limit',
+        kind: 'integer',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: 1,
+        maximum: 1000,
+        bound: 'an integer from 1 to 1000',
+        default: 100,
+        aliasOf: null,
+      },
+      {
+        name: 'cursor',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+    ],
+    'admin/requests/stream': [
+      {
+        name: 'ad_account_id',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+    ],
     'events/create': [
       {
         name: 'test',
@@ -338,6 +653,16 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       },
     ],
   };
+/** Query of admin/events/export after its checks; an alias is folded into the name it stands for. */
+export interface AdminEventsExportQuery {
+  readonly format: 'ndjson' | 'csv';
+  readonly ad_account_id?: string;
+  readonly event_name?: string;
+  readonly event_id?: string;
+  readonly since?: number;
+  readonly until?: number;
+}
+
 /** Query of admin/events/list after its checks; an alias is folded into the name it stands for. */
 export interface AdminEventsListQuery {
   readonly ad_account_id?: string;
@@ -358,6 +683,41 @@ export interface CheckedFaultSpec {
   readonly fraction?: number;
   readonly latency_ms?: number;
   readonly retry_after_seconds?: number;
+}
+
+/** Query of admin/requests/export after its checks; an alias is folded into the name it stands for. */
+export interface AdminRequestsExportQuery {
+  readonly format: 'ndjson' | 'csv';
+  readonly ad_account_id?: string;
+  readonly status?: number;
+  readonly outcome?: 'failed' | 'warned';
+  readonly event_name?: string;
+  readonly test?: 'true' | 'false';
+  readonly since?: number;
+  readonly until?: number;
+}
+
+/** Query of admin/requests/list after its checks; an alias is folded into the name it stands for. */
+export interface AdminRequestsListQuery {
+  readonly ad_account_id?: string;
+  readonly status?: number;
+  readonly outcome?: 'failed' | 'warned';
+  readonly event_name?: string;
+  readonly test?: 'true' | 'false';
+  readonly since?: number;
+  readonly until?: number;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+/** Query of admin/requests/stream after its checks; an alias is folded into the name it stands for. */
+export interface AdminRequestsStreamQuery {
+  readonly ad_account_id?: string;
+}
+
+/** AdminSessionRequest after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedAdminSessionRequest {
+  readonly token: string;
 }
 
 /** TagEvent after its checks (an array item that failed its own checks is undefined). */
@@ -384,6 +744,11 @@ export interface EventsCreateQuery {
   readonly test?: 'true' | 'false';
 }
 
+/** C2 row 400: the query of admin/events/export; problems are added to `p`. */
+export function checkAdminEventsExportQuery(q: unknown, p: RequestProblems): AdminEventsExportQuery {
+  return checkQuery(QUERY_CHECKS["admin/events/export"]!, q, p) as unknown as AdminEventsExportQuery;
+}
+
 /** C2 row 400: the query of admin/events/list; problems are added to `p`. */
 export function checkAdminEventsListQuery(q: unknown, p: RequestProblems): AdminEventsListQuery {
   return checkQuery(QUERY_CHECKS["admin/events/list"]!, q, p) as unknown as AdminEventsListQuery;
@@ -392,6 +757,26 @@ export function checkAdminEventsListQuery(q: unknown, p: RequestProblems): Admin
 /** C2 row 400: the FaultSpec body of admin/faults/create; undefined once problems are added to `p`. */
 export function checkFaultSpec(b: unknown, p: RequestProblems): CheckedFaultSpec | undefined {
   return checkBody(OBJECT_CHECKS, "FaultSpec", b, p) as CheckedFaultSpec | undefined;
+}
+
+/** C2 row 400: the query of admin/requests/export; problems are added to `p`. */
+export function checkAdminRequestsExportQuery(q: unknown, p: RequestProblems): AdminRequestsExportQuery {
+  return checkQuery(QUERY_CHECKS["admin/requests/export"]!, q, p) as unknown as AdminRequestsExportQuery;
+}
+
+/** C2 row 400: the query of admin/requests/list; problems are added to `p`. */
+export function checkAdminRequestsListQuery(q: unknown, p: RequestProblems): AdminRequestsListQuery {
+  return checkQuery(QUERY_CHECKS["admin/requests/list"]!, q, p) as unknown as AdminRequestsListQuery;
+}
+
+/** C2 row 400: the query of admin/requests/stream; problems are added to `p`. */
+export function checkAdminRequestsStreamQuery(q: unknown, p: RequestProblems): AdminRequestsStreamQuery {
+  return checkQuery(QUERY_CHECKS["admin/requests/stream"]!, q, p) as unknown as AdminRequestsStreamQuery;
+}
+
+/** C2 row 400: the AdminSessionRequest body of admin/session/create; undefined once problems are added to `p`. */
+export function checkAdminSessionRequest(b: unknown, p: RequestProblems): CheckedAdminSessionRequest | undefined {
+  return checkBody(OBJECT_CHECKS, "AdminSessionRequest", b, p) as CheckedAdminSessionRequest | undefined;
 }
 
 /** C2 row 400: the TagEventsRequest body of admin/tag_events/create; undefined once problems are added to `p`. */

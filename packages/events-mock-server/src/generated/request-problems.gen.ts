@@ -45,6 +45,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'no ad account {received}',
       params: ['received'],
     },
+    admin_session_token_invalid: {
+      outcome: 'unauthorized',
+      order: 2,
+      status: 401,
+      code: 2,
+      message: 'Authentication failed.',
+      template: 'is not the admin token',
+      params: [],
+    },
     admin_token_invalid: {
       outcome: 'unauthorized',
       order: 2,
@@ -513,6 +522,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must be given once; received {count} values',
       params: ['count'],
     },
+    request_log_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'no logged request {received}; it was never logged or is older than the retention',
+      params: ['received'],
+    },
     request_rejected: {
       outcome: 'invalid_request',
       order: 6,
@@ -646,6 +664,7 @@ export type RequestProblem = keyof typeof REQUEST_PROBLEM_TABLE;
 export interface RequestProblemParams {
   ad_account_id_invalid: { received: string | number };
   ad_account_unknown: { received: string | number };
+  admin_session_token_invalid: Record<string, never>;
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
   auth_missing: Record<string, never>;
@@ -698,6 +717,7 @@ export interface RequestProblemParams {
   path_param_too_long: { max: string | number };
   query_alias_disagrees: { alias: string | number };
   query_repeated: { count: string | number };
+  request_log_unknown: { received: string | number };
   request_rejected: { reason: string | number };
   scope_missing: { scope: string | number };
   server_busy: { max: string | number; retryAfter: string | number; what: string | number };

@@ -1,9 +1,11 @@
 import type { Directory } from '../auth/directory.js';
+import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
 import type { Faults } from '../faults/faults.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
 import type { Limiter } from '../ratelimit/limiter.js';
+import type { RequestLog } from '../requestlog/request-log.js';
 import type { CustomTypesCache } from '../store/custom-types-cache.js';
 import type { Store } from '../store/store.js';
 
@@ -20,6 +22,10 @@ export interface ServerContext {
   faults: Faults;
   /** Parses and validates batches, in worker threads when they are large. */
   validation: ValidationPool;
+  /** Every request to the events endpoint, with its answer (C60). */
+  requestLog: RequestLog;
+  /** Admin sessions of the cookie login (C64). */
+  sessions: AdminSessions;
   /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */
   closing: boolean;
 }

@@ -64,6 +64,11 @@ export function createMetrics() {
       labelNames: ['limit'] as const,
       registers: [registry],
     }),
+    requestLogErrors: new Counter({
+      name: 'events_request_log_errors_total',
+      help: 'Request log entries that could not be written (C60); the requests were answered as usual.',
+      registers: [registry],
+    }),
     storageErrors: new Counter({
       name: 'events_storage_errors_total',
       help: 'Store calls that failed (answered 503).',

@@ -41,6 +41,10 @@ export type Prepared =
       problems: [number, EventProblems][];
       /** Indexes the validators already warned as duplicates within the batch (C6). */
       warnedDuplicates: number[];
+      /** For the request log (C60): the field paths each event's problems name (sparse). */
+      fields: [number, string[]][];
+      /** For the request log (C60): the distinct event names of the body, in order of first appearance. */
+      names: string[];
     };
 
 /**
@@ -89,9 +93,14 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const failures: { eventName: string; codes: string[] }[] = [];
   const problems: [number, EventProblems][] = [];
   const warnedDuplicates: number[] = [];
+  const fields: [number, string[]][] = [];
+  const names = new Set<string>();
   for (let i = 0; i < result.accepted.length; i++) {
     const ev = result.accepted[i];
     const p = result.problems[i] as EventProblems;
+    const name = (data[i] as { event_name?: unknown } | null)?.event_name;
+    if (typeof name === 'string') names.add(name.slice(0, MAX_COUNTED_NAME));
+    if (p.errors.length || p.warnings.length) fields.push([i, problemPaths(p)]);
     if (!ev) {
       const raw = data[i] as { event_name?: unknown } | null;
       const name =
@@ -113,5 +122,22 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     }
     events.push({ index: i, eventName: ev.event_name, eventId: ev.event_id, eventTime: ev.event_time, json });
   }
-  return { kind: 'ok', response: result.response, events, failures, problems, warnedDuplicates };
+  return {
+    kind: 'ok',
+    response: result.response,
+    events,
+    failures,
+    problems,
+    warnedDuplicates,
+    fields,
+    names: [...names],
+  };
+}
+
+/** The distinct field paths an event's problems name, errors first; the event itself ('') is no field. */
+export function problemPaths(p: EventProblems): string[] {
+  const paths = new Set<string>();
+  for (const e of p.errors) if (e.path !== '') paths.add(e.path);
+  for (const w of p.warnings) if (w.path !== '') paths.add(w.path);
+  return [...paths];
 }

@@ -12,12 +12,13 @@ import { parseJsonBody, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
 import { withStore } from '../http/storage.js';
+import { timelineStart } from '../requestlog/request-log.js';
 import { BadCursorError, type StoredEventRow, type TagEventWrite } from '../store/store.js';
 
 const AD_ACCOUNT_ID = new RegExp(ROUTES['admin/reports/get'].pathParams.ad_account_id.pattern);
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 
-function storedEvent(r: StoredEventRow) {
+export function storedEvent(r: StoredEventRow) {
   return {
     ad_account_id: r.adAccountId,
     event_name: r.eventName,
@@ -111,7 +112,21 @@ export function adminHandlers(ctx: ServerContext) {
         throw requestError('ad_account_id_invalid', 'path.ad_account_id', { received: received(id) });
       if (!ctx.directory.accounts.has(id))
         throw requestError('ad_account_unknown', 'path.ad_account_id', { received: id });
-      const r = await withStore(ctx, () => ctx.store.report(id));
+      await ctx.requestLog.flushed();
+      const [r, counts] = await withStore(ctx, () =>
+        Promise.all([ctx.store.report(id), ctx.store.timeline(id, timelineStart(ctx.clock.now()))]),
+      );
+      // C63: one row per hour with live events, oldest first; code '' counts processed events.
+      const hours = new Map<number, { start: number; processed: number; failed: Record<string, number> }>();
+      for (const c of counts) {
+        let h = hours.get(c.start);
+        if (!h) {
+          h = { start: c.start, processed: 0, failed: {} };
+          hours.set(c.start, h);
+        }
+        if (c.code === '') h.processed = c.count;
+        else h.failed[c.code] = c.count;
+      }
       return {
         ad_account_id: id,
         stored: r.stored.map((s) => ({
@@ -121,6 +136,7 @@ export function adminHandlers(ctx: ServerContext) {
           duplicates: s.duplicates,
         })),
         failed: r.failed.map((f) => ({ event_name: f.eventName, code: f.code, count: f.count })),
+        timeline: [...hours.values()],
       };
     },
 
@@ -150,6 +166,8 @@ export function adminHandlers(ctx: ServerContext) {
 
     'admin/reset': async (req: FastifyRequest, reply: FastifyReply) => {
       authorizeAdmin(req.auth);
+      // Entries of requests answered before the reset go with it.
+      await ctx.requestLog.flushed();
       await withStore(ctx, () => ctx.store.reset());
       await ctx.limiter.reset();
       return reply.code(204).send();

@@ -11,11 +11,12 @@ import { AccountEventNames } from '../http/event-names.js';
 import { applyFault } from '../http/fault.js';
 import { checkDeclaredLength } from '../http/pre-body.js';
 import { enforceRateLimit } from '../http/rate-limit.js';
+import type { EventsOutcome } from '../http/request-log-capture.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
 import type { Prepared } from '../pipeline/prepare.js';
 import type { AdAccountRecord } from '../store/directory-data.js';
-import { dedupKey, type Earlier, type EventToStore } from '../store/store.js';
+import { dedupKey, type Earlier, type EventToStore, type LoggedDuplicate } from '../store/store.js';
 
 const route = ROUTES['events/create'];
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
@@ -179,7 +180,45 @@ export function createEventsHandler(ctx: ServerContext) {
       response.num_events_received - response.num_events_processed,
     );
     if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
+    req.eventsOutcome = logOutcome(prepared, toStore, duplicates, now, flag.test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return JSON.stringify(response);
+  };
+}
+
+/**
+ * What the request log keeps of a 200 beyond the answer (C60): each event's problem paths (a duplicate's
+ * `event_id` included) and the earlier sighting of each duplicate; failure codes for the timeline (C63).
+ */
+function logOutcome(
+  prepared: Extract<Prepared, { kind: 'ok' }>,
+  toStore: readonly EventToStore[],
+  duplicates: ReadonlyMap<number, Earlier>,
+  now: number,
+  test: boolean,
+): EventsOutcome {
+  const fields = new Map(prepared.fields);
+  const byIndex = new Map(toStore.map((e) => [e.index, e]));
+  const logged = new Map<number, LoggedDuplicate>();
+  const add = (i: number, source: 'api' | 'tag', seenAt: number) => {
+    const e = byIndex.get(i);
+    if (!e) return;
+    logged.set(i, { eventName: e.eventName, eventId: e.eventId, source, seenAt });
+    const f = fields.get(i) ?? [];
+    if (!f.includes('event_id')) fields.set(i, [...f, 'event_id']);
+  };
+  for (const [i, earlier] of duplicates) add(i, earlier.source, earlier.seenAt);
+  // Duplicates the validators found within the batch: the earlier event is one of this request.
+  for (const i of prepared.warnedDuplicates) if (!logged.has(i)) add(i, 'api', now);
+  const failedCodes: Record<string, number> = {};
+  for (const f of prepared.failures) for (const c of f.codes) failedCodes[c] = (failedCodes[c] ?? 0) + 1;
+  return {
+    receivedAt: now,
+    test,
+    response: prepared.response,
+    fields,
+    duplicates: logged,
+    failedCodes,
+    eventNames: prepared.names,
   };
 }

@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * Tables of the embedded store (C8, C10, C11, C6). Times are milliseconds since the epoch except event_time
@@ -87,5 +87,41 @@ CREATE TABLE IF NOT EXISTS failure_counts (
   code TEXT NOT NULL,
   count INTEGER NOT NULL,
   PRIMARY KEY (ad_account_id, event_name, code)
+) WITHOUT ROWID;
+-- Version 2. C60: every request to the events endpoint with its answer; received_at in ms. Tables of a new
+-- version are created with IF NOT EXISTS, so a version 1 file gains them when opened.
+CREATE TABLE IF NOT EXISTS request_log (
+  seq INTEGER PRIMARY KEY,
+  request_id TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  ad_account_id TEXT NOT NULL,
+  token_id TEXT,
+  test INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  duration_ms REAL NOT NULL,
+  events INTEGER NOT NULL,
+  processed INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  warned INTEGER NOT NULL,
+  event_names TEXT NOT NULL,
+  error_code INTEGER,
+  error_message TEXT,
+  body TEXT,
+  body_truncated INTEGER NOT NULL,
+  body_bytes INTEGER NOT NULL,
+  items TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS request_log_by_id ON request_log (request_id, seq);
+CREATE INDEX IF NOT EXISTS request_log_by_time ON request_log (received_at);
+CREATE INDEX IF NOT EXISTS request_log_by_account ON request_log (ad_account_id, seq);
+-- Covers the running total of kept body bytes, newest first (retention by size).
+CREATE INDEX IF NOT EXISTS request_log_bytes ON request_log (seq, body_bytes);
+-- C63: live events per account and hour (Unix seconds of its start); code '' counts processed events.
+CREATE TABLE IF NOT EXISTS timeline_counts (
+  ad_account_id TEXT NOT NULL,
+  hour INTEGER NOT NULL,
+  code TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (ad_account_id, hour, code)
 ) WITHOUT ROWID;
 `;

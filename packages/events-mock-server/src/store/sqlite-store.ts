@@ -3,6 +3,17 @@ import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
+import {
+  entryValues,
+  PRUNE_BY_BYTES,
+  type RequestLogRow,
+  requestLogWhere,
+  requestPage,
+  SUMMARY_COLUMNS,
+  timelineRows,
+  toEntry,
+  WRITE_COLUMNS,
+} from './request-log-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
 import {
@@ -15,9 +26,15 @@ import {
   type Earlier,
   type EventFilter,
   type EventToStore,
+  type RequestLogEntry,
+  type RequestLogFilter,
+  type RequestLogRetention,
+  type RequestLogSummary,
+  type RequestLogWrite,
   type Store,
   type StoredEventRow,
   type TagEventWrite,
+  type TimelineCount,
 } from './store.js';
 
 export type SynchronousLevel = 'FULL' | 'EXTRA' | 'NORMAL';
@@ -412,10 +429,61 @@ export class SqliteStore implements Store {
   async reset(): Promise<void> {
     this.#db
       .transaction(() => {
-        for (const t of ['events', 'tag_events', 'event_counts', 'failure_counts'])
+        for (const t of [
+          'events',
+          'tag_events',
+          'event_counts',
+          'failure_counts',
+          'request_log',
+          'timeline_counts',
+        ])
           this.#db.prepare(`DELETE FROM ${t}`).run();
       })
       .immediate();
+  }
+
+  async appendRequests(entries: readonly RequestLogWrite[], r: RequestLogRetention): Promise<number[]> {
+    const s = this.#s;
+    return this.#db
+      .transaction(() => {
+        const seqs = entries.map((e) =>
+          Number(s.insRequest.run(...entryValues(e, (b) => (b ? 1 : 0))).lastInsertRowid),
+        );
+        for (const row of timelineRows(entries)) s.upsertTimeline.run(...row);
+        // Retention (C60): two range deletes on indexes, a row or two each time.
+        s.pruneRequestsByCount.run(r.maxEntries);
+        s.pruneRequestsByAge.run(r.now - r.maxAgeMs);
+        s.pruneRequestsByBytes.run(r.maxBytes);
+        s.pruneTimeline.run(r.timelineSince);
+        return seqs;
+      })
+      .immediate();
+  }
+
+  async listRequests(
+    f: RequestLogFilter,
+  ): Promise<{ items: RequestLogSummary[]; nextCursor: string | null }> {
+    const w = requestLogWhere(
+      f,
+      () => '?',
+      (col, p) => `instr(${col}, ${p}) > 0`,
+      (b) => (b ? 1 : 0),
+    );
+    const rows = this.#db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM request_log ${w.sql} ORDER BY seq DESC LIMIT ?`)
+      .all(...(w.args as (string | number)[]), f.limit + 1) as RequestLogRow[];
+    return requestPage(rows, f.limit);
+  }
+
+  async getRequest(requestId: string, notBefore: number): Promise<RequestLogEntry | null> {
+    const row = this.#s.getRequest.get(requestId, notBefore) as RequestLogRow | undefined;
+    return row ? toEntry(row) : null;
+  }
+
+  async timeline(adAccountId: string, since: number): Promise<TimelineCount[]> {
+    return (this.#s.timeline.all(adAccountId, since) as { hour: number; code: string; count: number }[]).map(
+      (r) => ({ start: r.hour, code: r.code, count: r.count }),
+    );
   }
 
   /** Deletes tag events that can no longer match (older than the window). */
@@ -460,6 +528,21 @@ function prepare(db: Db) {
       `INSERT INTO event_counts (ad_account_id, event_name, usage, processed, duplicates) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (ad_account_id, event_name) DO UPDATE SET
          usage = excluded.usage, processed = processed + excluded.processed, duplicates = duplicates + excluded.duplicates`,
+    ),
+    insRequest: p(`INSERT INTO request_log (${WRITE_COLUMNS}) VALUES (${Array(18).fill('?').join(', ')})`),
+    pruneRequestsByBytes: p(PRUNE_BY_BYTES('?')),
+    upsertTimeline: p(
+      `INSERT INTO timeline_counts (ad_account_id, hour, code, count) VALUES (?, ?, ?, ?)
+       ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = count + excluded.count`,
+    ),
+    pruneRequestsByCount: p('DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - ?'),
+    pruneRequestsByAge: p('DELETE FROM request_log WHERE received_at < ?'),
+    pruneTimeline: p('DELETE FROM timeline_counts WHERE hour < ?'),
+    getRequest: p(
+      'SELECT * FROM request_log WHERE request_id = ? AND received_at >= ? ORDER BY seq DESC LIMIT 1',
+    ),
+    timeline: p(
+      'SELECT hour, code, count FROM timeline_counts WHERE ad_account_id = ? AND hour >= ? ORDER BY hour, code',
     ),
     upsertFailure: p(
       `INSERT INTO failure_counts (ad_account_id, event_name, code, count) VALUES (?, ?, ?, 1)

@@ -47,8 +47,106 @@ export interface Store {
 
   listEvents(filter: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }>;
   report(adAccountId: string): Promise<AccountReportData>;
-  /** Deletes stored events, dedup state and failure counters; keeps accounts, tokens, custom event types (C12). */
+  /**
+   * Deletes stored events, dedup state, failure counters, the request log and the timeline; keeps accounts,
+   * tokens, custom event types (C12, C60).
+   */
   reset(): Promise<void>;
+
+  /**
+   * Appends request log entries in one transaction (C60), adds the timeline counts of live requests (C63),
+   * then applies the retention: at most `maxEntries` entries, none received before `now - maxAgeMs`, no
+   * timeline hour before `timelineSince`. Resolves with the sequence number of each entry, in order.
+   */
+  appendRequests(entries: readonly RequestLogWrite[], retention: RequestLogRetention): Promise<number[]>;
+  /** A page of the request log, newest first, without bodies and items (C61). */
+  listRequests(filter: RequestLogFilter): Promise<{ items: RequestLogSummary[]; nextCursor: string | null }>;
+  /** The newest entry of a request id received at or after `notBefore`, with body and items; else null. */
+  getRequest(requestId: string, notBefore: number): Promise<RequestLogEntry | null>;
+  /** Timeline counters of an account from `since` (Unix seconds, an hour start) on, oldest first (C63). */
+  timeline(adAccountId: string, since: number): Promise<TimelineCount[]>;
+}
+
+/** The earlier sighting of a duplicate, as the log keeps it; its request id is looked up when read (C60). */
+export interface LoggedDuplicate {
+  eventName: string;
+  eventId: string;
+  source: 'api' | 'tag';
+  /** When the earlier event was received (api) or seen by the tag (ms). */
+  seenAt: number;
+}
+
+/** One event of a logged request and its answer (C60). */
+export interface RequestLogItem {
+  index: number;
+  status: 'processed' | 'failed';
+  errorMessage: string | null;
+  warningMessage: string | null;
+  /** Paths of the fields its problems name, relative to the event. */
+  fields: string[];
+  duplicateOf: LoggedDuplicate | null;
+}
+
+/** The summary of a logged request (C60). */
+export interface RequestLogSummary {
+  /** Order of logging; the keyset of paging. */
+  seq: number;
+  requestId: string;
+  receivedAt: number;
+  adAccountId: string;
+  tokenId: string | null;
+  test: boolean;
+  status: number;
+  durationMs: number;
+  events: number;
+  processed: number;
+  failed: number;
+  warned: number;
+  eventNames: string[];
+  error: { code: number; message: string } | null;
+}
+
+/** A logged request with its body (null when not kept) and items. */
+export interface RequestLogEntry extends RequestLogSummary {
+  body: string | null;
+  bodyTruncated: boolean;
+  items: RequestLogItem[];
+}
+
+export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq'> {
+  /** Counts of a live 200 for the report timeline (C63): processed events and failed ones per code. */
+  timeline: { processed: number; failedCodes: Record<string, number> } | null;
+}
+
+export interface RequestLogRetention {
+  maxEntries: number;
+  /** Total bytes of kept bodies. */
+  maxBytes: number;
+  maxAgeMs: number;
+  now: number;
+  /** Unix seconds: timeline hours before this are deleted. */
+  timelineSince: number;
+}
+
+export interface RequestLogFilter {
+  adAccountId?: string;
+  status?: number;
+  outcome?: 'failed' | 'warned';
+  eventName?: string;
+  test?: boolean;
+  /** Received at or after (ms); the route folds the retention age in. */
+  since?: number;
+  /** Received before (ms). */
+  until?: number;
+  limit: number;
+  cursor?: string;
+}
+
+/** One counter of the timeline: `code` '' counts processed events, any other a failure reason. */
+export interface TimelineCount {
+  start: number;
+  code: string;
+  count: number;
 }
 
 export interface DedupKey {

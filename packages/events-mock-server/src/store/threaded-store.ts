@@ -139,6 +139,10 @@ export class ThreadedSqliteStore implements Store {
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
   report: Store['report'] = (...a) => this.#call('report', ...a);
   reset: Store['reset'] = () => this.#call('reset');
+  appendRequests: Store['appendRequests'] = (...a) => this.#call('appendRequests', ...a);
+  listRequests: Store['listRequests'] = (...a) => this.#call('listRequests', ...a);
+  getRequest: Store['getRequest'] = (...a) => this.#call('getRequest', ...a);
+  timeline: Store['timeline'] = (...a) => this.#call('timeline', ...a);
 
   async close(): Promise<void> {
     if (this.#dead) return;

@@ -153,6 +153,8 @@ export interface SecuritySchemeIR {
   name: string;
   type: string;
   scheme?: string;
+  /** Of an apiKey scheme: the header, query parameter or cookie that carries it. */
+  parameter?: { in: string; name: string };
   description: string;
   scopes: Record<string, string>;
 }

@@ -104,10 +104,13 @@ export function buildSecuritySchemes(file: string, docValue: Record<string, unkn
       for (const [, flow] of s.at('flows').present ? s.at('flows').entries() : [])
         for (const [scope, d] of flow.at('scopes').entries()) scopes[scope] = d.string();
       const scheme = s.at('scheme').optString();
+      const where = s.at('in').optString();
       return {
         name,
         type: s.at('type').string(),
         ...(scheme ? { scheme } : {}),
+        // An apiKey scheme (a cookie, C64): where it travels and under which name.
+        ...(where ? { parameter: { in: where, name: s.at('name').string() } } : {}),
         description: s.at('description').optString() ?? '',
         scopes,
       };

@@ -202,4 +202,45 @@ END
 $fn$;
 `,
   },
+  {
+    version: 2,
+    name: 'request log and report timeline',
+    sql: `
+-- C60: every request to the events endpoint with its answer; received_at in ms.
+CREATE TABLE request_log (
+  seq bigserial PRIMARY KEY,
+  request_id text NOT NULL,
+  received_at bigint NOT NULL,
+  ad_account_id text NOT NULL,
+  token_id text,
+  test boolean NOT NULL,
+  status integer NOT NULL,
+  duration_ms double precision NOT NULL,
+  events integer NOT NULL,
+  processed integer NOT NULL,
+  failed integer NOT NULL,
+  warned integer NOT NULL,
+  event_names text NOT NULL,
+  error_code integer,
+  error_message text,
+  body text,
+  body_truncated boolean NOT NULL,
+  body_bytes integer NOT NULL,
+  items text NOT NULL
+);
+CREATE INDEX request_log_by_id ON request_log (request_id, seq);
+CREATE INDEX request_log_by_time ON request_log (received_at);
+CREATE INDEX request_log_by_account ON request_log (ad_account_id, seq);
+-- Covers the running total of kept body bytes, newest first (retention by size).
+CREATE INDEX request_log_bytes ON request_log (seq, body_bytes);
+-- C63: live events per account and hour (Unix seconds of its start); code '' counts processed events.
+CREATE TABLE timeline_counts (
+  ad_account_id text NOT NULL,
+  hour bigint NOT NULL,
+  code text NOT NULL,
+  count bigint NOT NULL,
+  PRIMARY KEY (ad_account_id, hour, code)
+);
+`,
+  },
 ];

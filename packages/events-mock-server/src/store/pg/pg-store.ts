@@ -3,6 +3,17 @@ import pg from 'pg';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import {
+  entryValues,
+  PRUNE_BY_BYTES,
+  type RequestLogRow,
+  requestLogWhere,
+  requestPage,
+  SUMMARY_COLUMNS,
+  timelineRows,
+  toEntry,
+  WRITE_COLUMNS,
+} from '../request-log-rows.js';
+import {
   type AccountReportData,
   type BatchResult,
   type BatchWrite,
@@ -11,9 +22,15 @@ import {
   dedupKey,
   type Earlier,
   type EventFilter,
+  type RequestLogEntry,
+  type RequestLogFilter,
+  type RequestLogRetention,
+  type RequestLogSummary,
+  type RequestLogWrite,
   type Store,
   type StoredEventRow,
   type TagEventWrite,
+  type TimelineCount,
 } from '../store.js';
 import { migrate } from './migrate.js';
 
@@ -382,6 +399,90 @@ export class PgStore implements Store {
   }
 
   async reset(): Promise<void> {
-    await this.#q('TRUNCATE events, dedup_keys, event_counts, failure_counts');
+    await this.#q('TRUNCATE events, dedup_keys, event_counts, failure_counts, request_log, timeline_counts');
+  }
+
+  async appendRequests(entries: readonly RequestLogWrite[], r: RequestLogRetention): Promise<number[]> {
+    if (entries.length === 0) return [];
+    // One multi-row insert: the columns as arrays, unnested in order (C60).
+    const columns = WRITE_COLUMNS.split(', ');
+    const values = entries.map((e) => entryValues(e, (b) => b));
+    const types = [
+      'text',
+      'bigint',
+      'text',
+      'text',
+      'boolean',
+      'integer',
+      'double precision',
+      'integer',
+      'integer',
+      'integer',
+      'integer',
+      'text',
+      'integer',
+      'text',
+      'text',
+      'boolean',
+      'integer',
+      'text',
+    ];
+    const arrays = columns.map((_, i) => values.map((v) => v[i]));
+    const timeline = timelineRows(entries);
+    return this.#tx(async (c) => {
+      const inserted = await c.query<{ seq: number }>(
+        `INSERT INTO request_log (${WRITE_COLUMNS})
+         SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})
+         RETURNING seq`,
+        arrays,
+      );
+      if (timeline.length)
+        await c.query(
+          `INSERT INTO timeline_counts AS t (ad_account_id, hour, code, count)
+           SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) ORDER BY 1, 2, 3
+           ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = t.count + excluded.count`,
+          [0, 1, 2, 3].map((i) => timeline.map((row) => row[i])),
+        );
+      // Retention (C60): range deletes on indexes, a row or two each time.
+      await c.query('DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - $1', [
+        r.maxEntries,
+      ]);
+      await c.query('DELETE FROM request_log WHERE received_at < $1', [r.now - r.maxAgeMs]);
+      await c.query(PRUNE_BY_BYTES('$1'), [r.maxBytes]);
+      await c.query('DELETE FROM timeline_counts WHERE hour < $1', [r.timelineSince]);
+      return inserted.rows.map((row) => row.seq).sort((a, b) => a - b);
+    });
+  }
+
+  async listRequests(
+    f: RequestLogFilter,
+  ): Promise<{ items: RequestLogSummary[]; nextCursor: string | null }> {
+    const w = requestLogWhere(
+      f,
+      (n) => `$${n}`,
+      (col, p) => `strpos(${col}, ${p}) > 0`,
+      (b) => b,
+    );
+    const rows = await this.#q<RequestLogRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM request_log ${w.sql} ORDER BY seq DESC LIMIT $${w.args.length + 1}`,
+      [...w.args, f.limit + 1],
+    );
+    return requestPage(rows, f.limit);
+  }
+
+  async getRequest(requestId: string, notBefore: number): Promise<RequestLogEntry | null> {
+    const rows = await this.#q<RequestLogRow>(
+      'SELECT * FROM request_log WHERE request_id = $1 AND received_at >= $2 ORDER BY seq DESC LIMIT 1',
+      [requestId, notBefore],
+    );
+    return rows[0] ? toEntry(rows[0]) : null;
+  }
+
+  async timeline(adAccountId: string, since: number): Promise<TimelineCount[]> {
+    const rows = await this.#q<{ hour: number; code: string; count: number }>(
+      'SELECT hour, code, count FROM timeline_counts WHERE ad_account_id = $1 AND hour >= $2 ORDER BY hour, code',
+      [adAccountId, since],
+    );
+    return rows.map((r) => ({ start: r.hour, code: r.code, count: r.count }));
   }
 }

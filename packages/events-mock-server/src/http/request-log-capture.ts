@@ -1,0 +1,107 @@
+import type { BatchResponse } from '@org/events-types';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LoggedDuplicate, RequestLogItem, RequestLogWrite } from '../store/store.js';
+import type { ServerContext } from './context.js';
+
+/** What the events handler knows of a 200 that the answer alone does not say (C60). */
+export interface EventsOutcome {
+  /** The handler's clock reading: the entry's received_at, and the seenAt of in-batch duplicates. */
+  receivedAt: number;
+  test: boolean;
+  response: BatchResponse;
+  /** Field paths named by each event's problems. */
+  fields: Map<number, string[]>;
+  duplicates: Map<number, LoggedDuplicate>;
+  /** Failed events per message code, for the report timeline (C63). */
+  failedCodes: Record<string, number>;
+  eventNames: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the events handler on a 200 (C60). */
+    eventsOutcome: EventsOutcome | null;
+    /** When the events request arrived (ms), for entries of requests refused before the handler ran. */
+    loggedAt: number;
+    /** The error body of a non-200 answer of the events endpoint, kept by onSend for the log. */
+    loggedError: string | null;
+  }
+}
+
+function errorOf(payload: string | null): { code: number; message: string } | null {
+  if (payload === null) return null;
+  try {
+    const b = JSON.parse(payload) as { code?: unknown; message?: unknown };
+    if (typeof b.code === 'number' && typeof b.message === 'string')
+      return { code: b.code, message: b.message };
+  } catch {}
+  return { code: 1, message: payload.slice(0, 200) };
+}
+
+function tokenIdOf(req: FastifyRequest): string | null {
+  const auth = req.auth;
+  return auth && typeof auth === 'object' ? auth.tokenId : null;
+}
+
+/**
+ * The request log entry of one answered request to the events endpoint (C60), built after the answer was
+ * sent (onResponse): never the token, only its id; the body as received when it was read and is small
+ * enough.
+ */
+export function eventsLogEntry(
+  ctx: ServerContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  isTest: boolean,
+): RequestLogWrite {
+  const o = req.eventsOutcome;
+  const raw = Buffer.isBuffer(req.body) ? req.body : null;
+  const max = ctx.requestLog.options.maxBodyBytes;
+  const kept = raw !== null && raw.length <= max;
+  const common = {
+    requestId: req.id,
+    adAccountId: (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '',
+    tokenId: tokenIdOf(req),
+    status: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    body: kept ? raw.toString('utf8') : null,
+    bodyTruncated: raw !== null && !kept,
+  };
+  if (!o || reply.statusCode !== 200)
+    return {
+      ...common,
+      receivedAt: req.loggedAt,
+      test: isTest,
+      events: 0,
+      processed: 0,
+      failed: 0,
+      warned: 0,
+      eventNames: [],
+      error: reply.statusCode === 200 ? null : errorOf(req.loggedError),
+      items: [],
+      timeline: null,
+    };
+  const items: RequestLogItem[] = o.response.events.map((r, index) => ({
+    index,
+    status: r.status,
+    errorMessage: r.error_message,
+    warningMessage: r.warning_message,
+    fields: o.fields.get(index) ?? [],
+    duplicateOf: o.duplicates.get(index) ?? null,
+  }));
+  const failed = o.response.num_events_received - o.response.num_events_processed;
+  return {
+    ...common,
+    receivedAt: o.receivedAt,
+    test: o.test,
+    events: o.response.num_events_received,
+    processed: o.response.num_events_processed,
+    failed,
+    warned: items.filter((i) => i.warningMessage !== null).length,
+    eventNames: o.eventNames,
+    error: null,
+    items,
+    // C7: test requests change no counter, the timeline's included.
+    timeline: o.test ? null : { processed: o.response.num_events_processed, failedCodes: o.failedCodes },
+  };
+}

@@ -1,0 +1,174 @@
+import { LIMITS } from '@org/events-types';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorizeAdmin } from '../auth/authorize.js';
+import { RequestProblems, received, requestError } from '../core/request-error.js';
+import {
+  checkAdminRequestsListQuery,
+  checkAdminRequestsStreamQuery,
+} from '../generated/request-checks.gen.js';
+import { HEADERS } from '../generated/routes.gen.js';
+import type { ServerContext } from '../http/context.js';
+import { withStore } from '../http/storage.js';
+import { BadCursorError, type RequestLogEntry, type RequestLogSummary } from '../store/store.js';
+import { requestFilter, summaryJson } from './request-log-json.js';
+
+const PING_MS = LIMITS.request_stream_ping_seconds.value * 1000;
+const POLL_MS = LIMITS.request_stream_poll_seconds.value * 1000;
+/** Entries read per poll of the live stream (C62). */
+const POLL_PAGE = 100;
+
+/** A bad cursor is a 400 of the caller, any other store failure the 503 withStore made. */
+export function cursorError(e: unknown): never {
+  const cause = (e as { cause?: unknown }).cause;
+  if (cause instanceof BadCursorError) throw requestError('cursor_invalid', 'query.cursor', {});
+  throw e;
+}
+
+/** The events of a kept body by index; null for each when it was not kept or is not a batch. */
+function eventsOf(entry: RequestLogEntry): unknown[] {
+  if (entry.body === null) return [];
+  try {
+    const data = (JSON.parse(entry.body) as { data?: unknown } | null)?.data;
+    return Array.isArray(data) ? data : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The request of a duplicate's earlier sighting (C60): this request for an earlier event of the same batch,
+ * else the stored event received at that time; null for a tag sighting or an event no longer stored.
+ */
+async function earlierRequest(
+  ctx: ServerContext,
+  entry: RequestLogEntry,
+  d: NonNullable<RequestLogEntry['items'][number]['duplicateOf']>,
+): Promise<string | null> {
+  if (d.source === 'tag') return null;
+  if (d.seenAt === entry.receivedAt) return entry.requestId;
+  const page = await ctx.store.listEvents({
+    adAccountId: entry.adAccountId,
+    eventName: d.eventName,
+    eventId: d.eventId,
+    limit: 10,
+  });
+  return page.items.find((e) => e.receivedAt === d.seenAt)?.requestId ?? null;
+}
+
+async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
+  const events = eventsOf(entry);
+  const items = [];
+  for (const i of entry.items) {
+    const d = i.duplicateOf;
+    items.push({
+      index: i.index,
+      event: events[i.index] ?? null,
+      status: i.status,
+      error_message: i.errorMessage,
+      warning_message: i.warningMessage,
+      fields: i.fields,
+      duplicate_of: d
+        ? {
+            request_id: await earlierRequest(ctx, entry, d),
+            event_id: d.eventId,
+            received_at: d.seenAt,
+          }
+        : null,
+    });
+  }
+  return { ...summaryJson(entry), body_truncated: entry.bodyTruncated, items };
+}
+
+/** The request log API of C61 and its live stream (C62), behind the admin token or session. */
+export function adminRequestHandlers(ctx: ServerContext) {
+  return {
+    'admin/requests/list': async (req: FastifyRequest) => {
+      authorizeAdmin(req.auth);
+      const problems = new RequestProblems();
+      const q = checkAdminRequestsListQuery(req.query, problems);
+      problems.throwIfAny();
+      // Read-your-writes: what this process answered before is in the log.
+      await ctx.requestLog.flushed();
+      const page = await withStore(ctx, () =>
+        ctx.store.listRequests({
+          ...requestFilter(ctx, q, q.limit),
+          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+        }),
+      ).catch(cursorError);
+      return { items: page.items.map(summaryJson), next_cursor: page.nextCursor };
+    },
+
+    'admin/requests/get': async (req: FastifyRequest) => {
+      authorizeAdmin(req.auth);
+      const id = (req.params as { request_id: string }).request_id;
+      await ctx.requestLog.flushed();
+      const entry = await withStore(ctx, () => ctx.store.getRequest(id, ctx.requestLog.notBefore()));
+      if (!entry) throw requestError('request_log_unknown', 'path.request_id', { received: received(id) });
+      return withStore(ctx, () => detailJson(ctx, entry));
+    },
+
+    'admin/requests/stream': async (req: FastifyRequest, reply: FastifyReply) => {
+      authorizeAdmin(req.auth);
+      const problems = new RequestProblems();
+      const q = checkAdminRequestsStreamQuery(req.query, problems);
+      problems.throwIfAny();
+      await ctx.requestLog.flushed();
+      // Only what is logged from now on: the newest entry now is the floor.
+      const newest = await withStore(ctx, () => ctx.store.listRequests({ limit: 1 }));
+      let floor = newest.items[0]?.seq ?? 0;
+      const sent = new Set<number>();
+      const res = reply.raw;
+      reply.hijack();
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        // Ends with the stream, so a shutdown does not wait for an idle kept-alive socket.
+        connection: 'close',
+        [HEADERS.RequestId]: req.id,
+      });
+      res.write(': stream of logged requests\n\n');
+      const send = (s: RequestLogSummary) => {
+        if (s.seq <= floor || sent.has(s.seq)) return;
+        if (q.ad_account_id !== undefined && s.adAccountId !== q.ad_account_id) return;
+        sent.add(s.seq);
+        res.write(`event: request\nid: ${s.requestId}\ndata: ${JSON.stringify(summaryJson(s))}\n\n`);
+      };
+      // Entries of other instances sharing the store (C62): the newest page, oldest first.
+      let polling = false;
+      const poll = async () => {
+        if (polling) return;
+        polling = true;
+        try {
+          const page = await ctx.store.listRequests({
+            limit: POLL_PAGE,
+            since: ctx.requestLog.notBefore(),
+            ...(q.ad_account_id !== undefined ? { adAccountId: q.ad_account_id } : {}),
+          });
+          for (const s of [...page.items].reverse()) send(s);
+          // What is older than the page can no longer come back: forget it.
+          const oldest = page.items[page.items.length - 1]?.seq;
+          if (oldest !== undefined && page.items.length === POLL_PAGE) {
+            floor = Math.max(floor, oldest - 1);
+            for (const seq of sent) if (seq <= floor) sent.delete(seq);
+          }
+        } catch {
+          // The store is away: the next poll tries again.
+        } finally {
+          polling = false;
+        }
+      };
+      const pollTimer = setInterval(poll, POLL_MS);
+      const pingTimer = setInterval(() => res.write(': ping\n\n'), PING_MS);
+      const stop = () => {
+        clearInterval(pollTimer);
+        clearInterval(pingTimer);
+        unsubscribe();
+      };
+      const unsubscribe = ctx.requestLog.subscribe(send, () => {
+        stop();
+        res.end();
+      });
+      res.on('close', stop);
+    },
+  };
+}
