@@ -53,7 +53,26 @@ describe('C60 every request to the events endpoint is logged', () => {
     expect(d.status).toBe(200);
     expect(d.body.body_truncated).toBe(false);
     expect(d.body.items.map((i: { event: unknown }) => i.event)).toEqual([ok, bad, warned]);
-    expect(d.body.items.map(({ event: _e, ...rest }: { event: unknown }) => rest)).toEqual([
+    // Match quality (C67), computed when read: the fixture event carries five identifiers, all well formed.
+    const q = d.body.items[0].match_quality as {
+      identifiers: { field: string; present: boolean; well_formed: boolean }[];
+      missing_recommended: string[];
+      score: number;
+    };
+    expect(q.identifiers.filter((i) => i.present).map((i) => [i.field, i.well_formed])).toEqual([
+      ['user_data.em', true],
+      ['user_data.external_id', true],
+      ['user_data.click_id', true],
+      ['user_data.client_ip_address', true],
+      ['user_data.client_user_agent', true],
+    ]);
+    expect(q.missing_recommended).toEqual([]);
+    expect(q.score).toBe(1);
+    expect(
+      d.body.items.map(
+        ({ event: _e, match_quality: _m, ...rest }: { event: unknown; match_quality: unknown }) => rest,
+      ),
+    ).toEqual([
       {
         index: 0,
         status: 'processed',
