@@ -26,28 +26,37 @@ describe('hash routes', () => {
 });
 
 describe('timeline chart', () => {
-  it('stacks failed on processed, scaled to the busiest hour, in time order', () => {
+  it('stacks failed on processed, one column per hour, empty hours included, scaled to the busiest', () => {
     const c = chartOf(
       [
         { start: 7200, processed: 1, failed: {} },
-        { start: 3600, processed: 2, failed: { invalid_enum: 1, missing_required: 1 } },
+        { start: 0, processed: 2, failed: { invalid_enum: 1, missing_required: 1 } },
       ],
-      200,
+      400,
       100,
+      4,
+      10800,
     );
     expect(c.max).toBe(4);
-    expect(c.bars.map((b) => [b.start, b.x, b.width])).toEqual([
-      [3600, 10, 80],
-      [7200, 110, 80],
+    expect(c.bars.map((b) => [b.start, b.x, b.width, b.processed.count, b.failed.count])).toEqual([
+      [0, 10, 80, 2, 2],
+      [3600, 110, 80, 0, 0],
+      [7200, 210, 80, 1, 0],
+      [10800, 310, 80, 0, 0],
     ]);
     expect(c.bars[0]!.processed).toEqual({ y: 50, height: 50, count: 2 });
     expect(c.bars[0]!.failed).toEqual({ y: 0, height: 50, count: 2 });
-    expect(c.bars[1]!.processed).toEqual({ y: 75, height: 25, count: 1 });
+    expect(c.bars[2]!.processed).toEqual({ y: 75, height: 25, count: 1 });
     expect(c.failedByCode).toEqual([
       { code: 'invalid_enum', count: 1 },
       { code: 'missing_required', count: 1 },
     ]);
-    expect(chartOf([], 200, 100).bars).toEqual([]);
+  });
+
+  it('leaves out buckets older than the hours shown', () => {
+    const c = chartOf([{ start: 0, processed: 5, failed: {} }], 200, 100, 2, 7200);
+    expect(c.bars.map((b) => b.start)).toEqual([3600, 7200]);
+    expect(c.max).toBe(1);
   });
 });
 

@@ -4,11 +4,16 @@ import { chartOf } from '../lib/timeline.js';
 
 const W = 720;
 const H = 160;
+/** Hours shown: the report's timeline covers the last 48 (C63). */
+const HOURS = 48;
 
 /** Events per hour over the timeline: processed (green) under failed (red), hand-drawn SVG. */
 export function TimelineChart({ timeline }: { timeline: readonly TimelineBucket[] }) {
-  const chart = chartOf(timeline, W, H);
-  if (!chart.bars.length) return <p class="muted">No events in the last 48 hours.</p>;
+  if (!timeline.length) return <p class="muted">No events in the last 48 hours.</p>;
+  // The last column is the current hour, or the latest bucket if the server's clock is ahead of ours.
+  const now = Math.floor(Date.now() / 3_600_000) * 3600;
+  const end = Math.max(now, ...timeline.map((b) => b.start));
+  const chart = chartOf(timeline, W, H, HOURS, end);
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${W} ${H + 20}`} role="img" aria-label="Events per hour">
@@ -21,8 +26,12 @@ export function TimelineChart({ timeline }: { timeline: readonly TimelineBucket[
             <title>
               {`${dateTimeOf(b.start * 1000).slice(0, 16)}: ${b.processed.count} processed, ${b.failed.count} failed`}
             </title>
-            <rect x={b.x} y={b.processed.y} width={b.width} height={b.processed.height} class="processed" />
-            <rect x={b.x} y={b.failed.y} width={b.width} height={b.failed.height} class="failed" />
+            {b.processed.count > 0 && (
+              <rect x={b.x} y={b.processed.y} width={b.width} height={b.processed.height} class="processed" />
+            )}
+            {b.failed.count > 0 && (
+              <rect x={b.x} y={b.failed.y} width={b.width} height={b.failed.height} class="failed" />
+            )}
           </g>
         ))}
         {chart.bars.length > 0 && (

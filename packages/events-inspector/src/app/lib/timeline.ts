@@ -21,8 +21,24 @@ export function failedTotal(b: TimelineBucket): number {
   return Object.values(b.failed).reduce((a, n) => a + n, 0);
 }
 
-export function chartOf(timeline: readonly TimelineBucket[], width: number, height: number): Chart {
-  const sorted = [...timeline].sort((a, b) => a.start - b.start);
+const HOUR = 3600;
+
+/**
+ * The chart of `timeline` over `hours` hour columns ending with the hour that starts at `end` (Unix s):
+ * hours the server sent no bucket for are drawn empty, so one busy hour does not fill the whole width.
+ */
+export function chartOf(
+  timeline: readonly TimelineBucket[],
+  width: number,
+  height: number,
+  hours: number,
+  end: number,
+): Chart {
+  const byStart = new Map(timeline.map((b) => [b.start, b]));
+  const first = end - (hours - 1) * HOUR;
+  const sorted: TimelineBucket[] = [];
+  for (let start = first; start <= end; start += HOUR)
+    sorted.push(byStart.get(start) ?? { start, processed: 0, failed: {} });
   const max = Math.max(1, ...sorted.map((b) => b.processed + failedTotal(b)));
   const step = sorted.length ? width / sorted.length : width;
   const barWidth = Math.max(1, step * 0.8);
