@@ -1,4 +1,5 @@
 import { LIMITS } from '@org/events-types';
+import { matchQuality } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizeAdmin } from '../auth/authorize.js';
 import { RequestProblems, received, requestError } from '../core/request-error.js';
@@ -60,9 +61,10 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
   const items = [];
   for (const i of entry.items) {
     const d = i.duplicateOf;
+    const event = events[i.index] ?? null;
     items.push({
       index: i.index,
-      event: events[i.index] ?? null,
+      event,
       status: i.status,
       error_message: i.errorMessage,
       warning_message: i.warningMessage,
@@ -74,6 +76,8 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
             received_at: d.seenAt,
           }
         : null,
+      // Computed when read, from the spec's markings of the running version (C67).
+      match_quality: event === null ? null : matchQuality(event),
     });
   }
   return { ...summaryJson(entry), body_truncated: entry.bodyTruncated, items };

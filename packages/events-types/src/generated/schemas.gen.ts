@@ -801,6 +801,8 @@ export interface RequestLogItem<TCustomEventName extends string = never> {
   /** Paths of the fields the event's problems name, relative to the event, such as `user_data.em[0]`. */
   fields: string[];
   duplicate_of: DuplicateOf | null;
+  /** How well the event can be matched to a user (C67, `matchQuality` of @org/events-validators); null when the event was not kept. */
+  match_quality: MatchQuality | null;
 }
 
 /** One logged request to the events endpoint (C60). */
