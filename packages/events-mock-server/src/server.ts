@@ -235,14 +235,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       close() {
         closing ??= (async () => {
           ctx.closing = true;
-          // Live streams end, so their sockets do not hold the shutdown; queued log entries are written.
-          await ctx.requestLog.close();
+          // Live streams end, so their sockets do not hold the shutdown.
+          ctx.requestLog.endStreams();
           // C43: stop accepting, but leave kept-alive sockets open for the grace: a request a client is
           // sending on one gets a 503 with Connection: close instead of a reset (Node's server.close()
           // would destroy idle sockets at once). Every answer now closes its socket; once none is left,
           // or the grace is over, fastify.close waits for the requests in flight and closes the rest.
           await drainConnections(running, transport.shutdownGraceSeconds * 1000);
           await running.close();
+          // The log entries of every answered request are written before the store closes.
           await ctx.requestLog.flushed();
           await ctx.validation.close();
           await ctx.limiter.close();

@@ -132,11 +132,10 @@ export class RequestLog {
     };
   }
 
-  /** Writes what is queued and ends every subscription (shutdown). */
-  async close(): Promise<void> {
+  /** Ends every subscription (shutdown): their sockets must not hold the server open. */
+  endStreams(): void {
     for (const end of [...this.#enders]) end();
     this.#listeners.clear();
     this.#enders.clear();
-    await this.flushed();
   }
 }

@@ -76,7 +76,7 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
             received_at: d.seenAt,
           }
         : null,
-      // Computed when read, by the validators' own rules (C67): nothing more to keep per entry.
+      // Computed when read, from the spec's markings of the running version (C67).
       match_quality: event === null ? null : matchQuality(event),
     });
   }

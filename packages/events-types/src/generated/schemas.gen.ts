@@ -801,7 +801,7 @@ export interface RequestLogItem<TCustomEventName extends string = never> {
   /** Paths of the fields the event's problems name, relative to the event, such as `user_data.em[0]`. */
   fields: string[];
   duplicate_of: DuplicateOf | null;
-  /** Which identifiers the event carries and whether they are well formed, and which recommended fields it lacks (C67); null when there is no event. */
+  /** How well the event can be matched to a user (C67, `matchQuality` of @org/events-validators); null when the event was not kept. */
   match_quality: MatchQuality | null;
 }
 
