@@ -4,16 +4,15 @@
 // table and the event-name table are visible, that /docs/api.html renders the OpenAPI document with the
 // bundled Redoc, that /openapi.yaml is served, and that the pages load nothing from another host.
 // Saves test-artifacts/docs.png and test-artifacts/api.png.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openapiJson, openapiYaml } from '@org/events-docs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type RunningServer, startServer } from '../src/index.js';
+import { CHROMIUM, hasChromium, launchChromium } from './support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const artifacts = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 if (!hasChromium)
   console.warn(
@@ -30,20 +29,7 @@ describe.skipIf(!hasChromium)(
 
     beforeAll(async () => {
       server = await startServer({ port: 0, db: ':memory:' });
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       mkdirSync(artifacts, { recursive: true });
     }, 30_000);
 

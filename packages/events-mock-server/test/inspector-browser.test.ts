@@ -3,7 +3,7 @@
 // a bad event with fetch, watch both requests appear live, open the failed event and find its message next
 // to its highlighted field, filter, export, and the faults list. The token never appears in a URL the page
 // asks for, and the page loads nothing from another host. Screenshots go to test-artifacts/inspector/.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,9 @@ import { inspectorBuilt } from '@org/events-inspector';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index.js';
+import { CHROMIUM, hasChromium, launchChromium } from './support/chromium.js';
 import { event } from './support/fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const artifacts = fileURLToPath(new URL('../test-artifacts/inspector/', import.meta.url));
 if (!hasChromium)
   console.warn(
@@ -51,20 +50,7 @@ describe.skipIf(!hasChromium)(
       admin = server.demo!.adminToken;
       account = server.demo!.adAccountId;
       conversion = server.demo!.conversionToken;
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       const context = await browser.newContext({
         viewport: { width: 1360, height: 900 },
         acceptDownloads: true,

@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
+import { contentTypeOf } from '../http/content-types.js';
 import { openApiServedAt, originOf } from './openapi-origin.js';
 
 /**
@@ -13,20 +14,6 @@ export interface DocsSource {
   docsRoot?: string;
   openapiYaml?: string;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.md': 'text/markdown; charset=utf-8',
-  '.yaml': 'application/yaml; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
 
 /**
  * Loaded lazily and guarded: the docs package reads its generated files when it loads, and a docs build
@@ -59,7 +46,7 @@ async function serveFile(root: string, rel: string, reply: FastifyReply) {
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
-    return reply.type(TYPES[extname(file)] ?? 'application/octet-stream').send(body);
+    return reply.type(contentTypeOf(file)).send(body);
   } catch {
     return reply.code(404).send({ code: 2, message: 'Not found.' });
   }

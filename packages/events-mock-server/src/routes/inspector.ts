@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
+import { contentTypeOf } from '../http/content-types.js';
 
 /**
  * The inspector page (issue 13, C68): GET /inspector/ serves the built single-page app of
@@ -12,18 +13,6 @@ export interface InspectorSource {
   /** Absolute folder of the built page (holds index.html and assets/). */
   root?: string;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 /** Vite names built assets `name-<content hash>.ext`: such a file never changes, so it is cached for a year. */
 const HASHED = /^assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
@@ -85,7 +74,7 @@ async function serve(root: string, rel: string, reply: FastifyReply) {
   reply.headers(SECURITY_HEADERS);
   // index.html names the current hashed assets, so it is revalidated every time; hashed files never change.
   reply.header('cache-control', HASHED.test(name) ? 'public, max-age=31536000, immutable' : 'no-cache');
-  return reply.type(TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream').send(body);
+  return reply.type(contentTypeOf(file)).send(body);
 }
 
 export async function registerInspector(app: FastifyInstance, source?: InspectorSource): Promise<void> {

@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+
+/** Debian's Chromium, never a downloaded browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+/** Headless, sandbox off (root in CI), and nothing that would reach outside the machine. */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
