@@ -90,8 +90,19 @@ function EventCard({ item }: { item: RequestItem }) {
       {item.duplicate_of && (
         <p class="duplicate">
           Duplicate of event <code>{item.duplicate_of.event_id}</code> received{' '}
-          {dateTimeOf(item.duplicate_of.received_at)} in{' '}
-          <a href={`#/requests/${encodeURIComponent(item.duplicate_of.request_id)}`}>the earlier request</a>.
+          {dateTimeOf(item.duplicate_of.received_at)}{' '}
+          {item.duplicate_of.request_id === null ? (
+            // A sighting of the tracking tag, or an event no longer stored: there is no request to open.
+            <>by the tracking tag or in a request no longer kept.</>
+          ) : (
+            <>
+              in{' '}
+              <a href={`#/requests/${encodeURIComponent(item.duplicate_of.request_id)}`}>
+                the earlier request
+              </a>
+              .
+            </>
+          )}
         </p>
       )}
       <div class="event-body">
