@@ -3,10 +3,11 @@ import { LIMITS, SECURITY_SCHEMES } from '@org/events-types';
 import type { Clock } from '../core/clock.js';
 
 const scheme = SECURITY_SCHEMES.find((s) => s.name === 'admin_session');
+// The cookie's name lives in the spec only; a spec without the scheme is a generator bug, said at load.
+if (!scheme || !('parameter' in scheme))
+  throw new Error('spec: the admin_session security scheme (an apiKey cookie, C64) is missing');
 /** The cookie of the admin session scheme in the spec (C64). */
-export const SESSION_COOKIE = (
-  scheme && 'parameter' in scheme ? scheme.parameter.name : 'ems_admin'
-) as string;
+export const SESSION_COOKIE = scheme.parameter.name as string;
 export const SESSION_MAX_AGE_SECONDS = LIMITS.admin_session_max_age_seconds.value;
 
 /**

@@ -3,7 +3,6 @@ import { LIMITS, RATE_LIMITS } from '@org/events-types';
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/directory.js';
 import { type RequestError, requestError } from '../core/request-error.js';
-import { HEADERS } from '../generated/routes.gen.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
 import { limitsFor } from '../ratelimit/policy.js';
 import type { ServerContext } from './context.js';
@@ -64,7 +63,7 @@ export async function applyFault(
     reply.headers(await faultLimitHeaders(ctx, category, principal, adAccountId, isTest, retryAfter));
     re = requestError('fault_rate_limited', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
   } else
-    re = requestError('fault_unavailable', 'fault', params, { [HEADERS.RetryAfter]: String(retryAfter) });
+    re = requestError('fault_unavailable', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
   // The error handler logs it as an injected fault, not as a dependency that failed.
   (re as { fault?: string }).fault = fault.id;
   throw re;

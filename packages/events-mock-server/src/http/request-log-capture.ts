@@ -35,7 +35,8 @@ function errorOf(payload: string | null): { code: number; message: string } | nu
     if (typeof b.code === 'number' && typeof b.message === 'string')
       return { code: b.code, message: b.message };
   } catch {}
-  return { code: 1, message: payload.slice(0, 200) };
+  // Every error answer is in the service's format (C42); anything else is not invented into one.
+  return null;
 }
 
 function tokenIdOf(req: FastifyRequest): string | null {

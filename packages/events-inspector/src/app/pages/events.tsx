@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, describeError } from '../api/client.js';
 import type { Page, StoredEvent } from '../api/types.js';
+import { ExportLinks } from '../components/export-links.js';
 import { FilterForm } from '../components/filter-form.js';
-import { EVENT_FILTER_KEYS, type EventFilters, exportHref, fromQuery, toQuery } from '../lib/filters.js';
+import { EVENT_FILTER_KEYS, type EventFilters, fromQuery, toQuery } from '../lib/filters.js';
 import { dateTimeOf } from '../lib/format.js';
 import { useApiCall } from '../session.js';
 
@@ -40,12 +41,7 @@ export function EventsPage({ query }: { query: string }) {
       <div class="title-row">
         <h1>Stored events</h1>
         <span class="spacer" />
-        <a class="button" href={exportHref('events', 'ndjson', filters, EVENT_FILTER_KEYS)} download>
-          Export NDJSON
-        </a>
-        <a class="button" href={exportHref('events', 'csv', filters, EVENT_FILTER_KEYS)} download>
-          Export CSV
-        </a>
+        <ExportLinks list="events" filters={filters} keys={EVENT_FILTER_KEYS} />
       </div>
       <FilterForm
         key={query}

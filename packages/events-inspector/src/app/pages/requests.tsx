@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, describeError } from '../api/client.js';
 import type { Page, RequestSummary } from '../api/types.js';
+import { ExportLinks } from '../components/export-links.js';
 import { FilterForm } from '../components/filter-form.js';
 import {
-  exportHref,
   fromQuery,
   matchesFilters,
   REQUEST_FILTER_KEYS,
@@ -91,12 +91,7 @@ export function RequestsPage({ query }: { query: string }) {
           {live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}
         </span>
         <span class="spacer" />
-        <a class="button" href={exportHref('requests', 'ndjson', filters, REQUEST_FILTER_KEYS)} download>
-          Export NDJSON
-        </a>
-        <a class="button" href={exportHref('requests', 'csv', filters, REQUEST_FILTER_KEYS)} download>
-          Export CSV
-        </a>
+        <ExportLinks list="requests" filters={filters} keys={REQUEST_FILTER_KEYS} />
       </div>
       <FilterForm
         key={query}
