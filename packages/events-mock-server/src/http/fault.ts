@@ -62,8 +62,7 @@ export async function applyFault(
   if (kind === 'rate_limited') {
     reply.headers(await faultLimitHeaders(ctx, category, principal, adAccountId, isTest, retryAfter));
     re = requestError('fault_rate_limited', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
-  } else
-    re = requestError('fault_unavailable', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
+  } else re = requestError('fault_unavailable', 'fault', params, { [RETRY_AFTER]: String(retryAfter) });
   // The error handler logs it as an injected fault, not as a dependency that failed.
   (re as { fault?: string }).fault = fault.id;
   throw re;
