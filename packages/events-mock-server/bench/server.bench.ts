@@ -191,6 +191,9 @@ try {
     const floor = await start('./floor-server.mjs', {}, `floor-${size}`);
     rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
     await floor.stop();
+    const fastifyFloor = await start('./fastify-floor.mjs', {}, `fastify-floor-${size}`);
+    rows.push(await measure('fastify + JSON.parse', fastifyFloor, '/', size));
+    await fastifyFloor.stop();
     const test = await start(
       './mock-server.mjs',
       {

@@ -109,6 +109,67 @@ describe('repeated member names (C35)', () => {
     expect(els?.map((e) => e.duplicate)).toEqual(['user_data', null, 'custom_data.contents[0].id', 'a.b']);
   });
 
+  test('an escaped name of a path is named decoded; names differing in one byte are no repeat', () => {
+    expect(elements('{"data":[{"\\u0061":{"x":1,"x":2}}]}')?.[0]?.duplicate).toBe('a.x');
+    expect(elements('{"data":[{"ab":1,"ac":2,"a":3,"b":{"ab":4}}]}')?.[0]?.duplicate).toBeNull();
+  });
+
+  // The model: member names decoded one by one (JSON.parse of each quoted name), compared as strings; the
+  // scanner compares raw bytes unless a name is escaped or the object is large.
+  test('property: the first repeated path is the one decoded names give, plain or escaped', () => {
+    type Obj = { kind: 'obj'; members: [string, boolean, Node][] };
+    type Node = Obj | { kind: 'arr'; items: Node[] } | { kind: 'num' };
+    const name = fc.constantFrom('a', 'b', 'ab', 'ba', 'é', 'a"', 'k1', 'k10');
+    const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constant<Node>({ kind: 'num' }),
+        fc.record({ kind: fc.constant('arr' as const), items: fc.array(tie('node'), { maxLength: 3 }) }),
+        fc.record({
+          kind: fc.constant('obj' as const),
+          members: fc.array(fc.tuple(name, fc.boolean(), tie('node')), { maxLength: 20 }),
+        }),
+      ),
+    })).node;
+    const quote = (n: string, escaped: boolean) =>
+      escaped
+        ? `"${[...n].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`
+        : JSON.stringify(n);
+    const text = (v: Node): string =>
+      v.kind === 'num'
+        ? '1'
+        : v.kind === 'arr'
+          ? `[${v.items.map(text).join(',')}]`
+          : `{${v.members.map(([n, e, c]) => `${quote(n, e)}:${text(c)}`).join(',')}}`;
+    // Depth first, in document order, as the scanner reads: the first name seen twice in its object.
+    const firstRepeat = (v: Node, path: string): string | null => {
+      if (v.kind === 'arr') {
+        for (let i = 0; i < v.items.length; i++) {
+          const r = firstRepeat(v.items[i] as Node, `${path}[${i}]`);
+          if (r !== null) return r;
+        }
+        return null;
+      }
+      if (v.kind !== 'obj') return null;
+      const seen = new Set<string>();
+      for (const [n, , child] of v.members) {
+        const here = path === '' ? n : `${path}.${n}`;
+        if (seen.has(n)) return here;
+        seen.add(n);
+        const r = firstRepeat(child, here);
+        if (r !== null) return r;
+      }
+      return null;
+    };
+    fc.assert(
+      fc.property(fc.array(node, { minLength: 1, maxLength: 3 }), (events) => {
+        const els = elements(`{"data":[${events.map(text).join(',')}]}`);
+        expect(els?.map((e) => e.duplicate)).toEqual(events.map((e) => firstRepeat(e, '')));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   test('objects with many members use a set and still find the repeat', () => {
     const members = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(',');
     expect(elements(`{"data":[{${members},"k7":0}]}`)?.[0]?.duplicate).toBe('k7');

@@ -82,14 +82,31 @@ export function eventsLogEntry(
       items: [],
       timeline: null,
     };
-  const items: RequestLogItem[] = o.response.events.map((r, index) => ({
-    index,
-    status: r.status,
-    errorMessage: r.error_message,
-    warningMessage: r.warning_message,
-    fields: o.fields.get(index) ?? [],
-    duplicateOf: o.duplicates.get(index) ?? null,
-  }));
+  // Only events with something to say: a clean processed event is what the counts already tell, and the
+  // store restores it when read (a clean 1000-event batch builds no item at all).
+  const items: RequestLogItem[] = [];
+  let warned = 0;
+  o.response.events.forEach((r, index) => {
+    if (r.warning_message !== null) warned++;
+    const fields = o.fields.get(index) ?? [];
+    const duplicateOf = o.duplicates.get(index) ?? null;
+    if (
+      r.status === 'processed' &&
+      r.error_message === null &&
+      r.warning_message === null &&
+      !fields.length &&
+      !duplicateOf
+    )
+      return;
+    items.push({
+      index,
+      status: r.status,
+      errorMessage: r.error_message,
+      warningMessage: r.warning_message,
+      fields,
+      duplicateOf,
+    });
+  });
   const failed = o.response.num_events_received - o.response.num_events_processed;
   return {
     ...common,
@@ -98,7 +115,7 @@ export function eventsLogEntry(
     events: o.response.num_events_received,
     processed: o.response.num_events_processed,
     failed,
-    warned: items.filter((i) => i.warningMessage !== null).length,
+    warned,
     eventNames: o.eventNames,
     error: null,
     items,

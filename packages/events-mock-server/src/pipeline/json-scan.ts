@@ -35,6 +35,8 @@ export type ScanProblem =
 export type ScanResult = { ok: true; elements: DataElement[] | null } | ({ ok: false } & ScanProblem);
 
 const QUOTE = 0x22;
+/** Objects up to this many members compare names pairwise; larger ones use a set. */
+const SMALL_OBJECT = 16;
 const BACKSLASH = 0x5c;
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
@@ -83,18 +85,25 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
   const n = b.length;
   let i = 0;
   let depth = 0;
-  // Within a data element: the path of containers from the event down, for naming a repeated member.
-  const path: (string | number)[] = [];
+  // Within a data element: the path of containers from the event down, for naming a repeated member; an
+  // array index as itself, a member as -(offset of its name) - 1.
+  const path: number[] = [];
+  let pathLen = 0;
+  // The member names of the objects open now, as [start, end) byte ranges of their quoted text, stacked.
+  const names: number[] = [];
+  let namesTop = 0;
   let inElement = false;
   let duplicate: string | null = null;
   let exact = true;
 
   const ws = () => {
+    let j = i;
     for (;;) {
-      const c = b[i];
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-      else return;
+      const c = b[j];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) j++;
+      else break;
     }
+    i = j;
   };
   const hex4 = (at: number): number => {
     let v = 0;
@@ -118,6 +127,14 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
     i++;
     let escaped = false;
     for (;;) {
+      // The plain run of a string in a local index: the closure's `i` lives on the heap.
+      let j = i;
+      for (;;) {
+        const c = b[j] as number;
+        if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) j++;
+        else break;
+      }
+      i = j;
       const c = b[i];
       if (c === undefined) throw new Stop(null);
       if (c === QUOTE) {
@@ -159,8 +176,25 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       i++;
     }
   };
-  const keyAt = (start: number, escaped: boolean): string =>
-    escaped ? (JSON.parse(b.toString('utf8', start, i)) as string) : b.toString('utf8', start + 1, i - 1);
+  /** The name a quoted string at [start, end) spells; JSON.parse only for the rare escaped one. */
+  const nameText = (start: number, end: number): string => {
+    for (let k = start + 1; k < end - 1; k++)
+      if (b[k] === BACKSLASH) return JSON.parse(b.toString('utf8', start, end)) as string;
+    return b.toString('utf8', start + 1, end - 1);
+  };
+  /** The name of the quoted string starting at `start` (its end found again: only for messages). */
+  const nameAt = (start: number): string => {
+    const saved = i;
+    i = start;
+    string();
+    const end = i;
+    i = saved;
+    return nameText(start, end);
+  };
+  const sameBytes = (a: number, c: number, len: number): boolean => {
+    for (let k = 0; k < len; k++) if (b[a + k] !== b[c + k]) return false;
+    return true;
+  };
   const number = () => {
     let digits = 0;
     let leading = true;
@@ -214,34 +248,56 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       depth--;
       return;
     }
-    const names: string[] = [];
+    // Names are compared as bytes while none is escaped and the object is small: no string is made for a
+    // name unless it is reported. An escaped name (`"\u0061"` is `"a"`) or a large object switches the
+    // object to a set of the decoded names.
+    const base = namesTop;
     let set: Set<string> | null = null;
-    const slot = path.length;
+    let members = 0;
+    const slot = pathLen;
     for (;;) {
       ws();
       if (b[i] !== QUOTE) throw new Stop(null);
       const start = i;
       const escaped = string();
-      const name = keyAt(start, escaped);
-      if (names.length >= limits.maxMembers)
+      const end = i;
+      if (members >= limits.maxMembers)
         throw new Stop({ kind: 'members', offset: start, max: limits.maxMembers });
-      let repeated: boolean;
-      if (set) repeated = set.has(name);
-      else {
-        repeated = names.includes(name);
-        if (names.length >= 16) set = new Set(names);
+      members++;
+      if (set === null && (escaped || members > SMALL_OBJECT)) {
+        set = new Set();
+        for (let k = base; k < namesTop; k += 2)
+          set.add(nameText(names[k] as number, names[k + 1] as number));
       }
-      names.push(name);
-      set?.add(name);
+      let repeated = false;
+      if (set !== null) {
+        const name = nameText(start, end);
+        repeated = set.has(name);
+        set.add(name);
+      } else {
+        const len = end - start;
+        for (let k = base; k < namesTop; k += 2) {
+          const s = names[k] as number;
+          if ((names[k + 1] as number) - s === len && sameBytes(s, start, len)) {
+            repeated = true;
+            break;
+          }
+        }
+        names[namesTop++] = start;
+        names[namesTop++] = end;
+      }
       if (repeated) {
-        if (depth === 1) throw new Stop({ kind: 'duplicate_top', key: name });
-        if (inElement && duplicate === null) duplicate = pathText([...path.slice(0, slot), name]);
+        if (depth === 1) throw new Stop({ kind: 'duplicate_top', key: nameText(start, end) });
+        if (inElement && duplicate === null) duplicate = pathText(path, slot, nameText(start, end));
       }
       ws();
       if (b[i] !== 0x3a) throw new Stop(null);
       i++;
-      if (inElement) path[slot] = name;
-      if (depth === 1 && name === 'data') {
+      if (inElement) {
+        path[slot] = -start - 1;
+        pathLen = slot + 1;
+      }
+      if (depth === 1 && isData(start, end, escaped)) {
         ws();
         if (b[i] === 0x5b) dataArray = dataElements();
         else {
@@ -249,14 +305,32 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
           value();
         }
       } else value();
-      if (inElement) path.length = slot;
+      pathLen = slot;
       ws();
       const d = b[i];
       i++;
       if (d === 0x7d) break;
       if (d !== 0x2c) throw new Stop(null);
     }
+    namesTop = base;
     depth--;
+  };
+  const isData = (start: number, end: number, escaped: boolean): boolean =>
+    escaped
+      ? nameText(start, end) === 'data'
+      : end - start === 6 &&
+        b[start + 1] === 0x64 &&
+        b[start + 2] === 0x61 &&
+        b[start + 3] === 0x74 &&
+        b[start + 4] === 0x61;
+  /** The path of a repeated name inside an element: the container path, then the name. */
+  const pathText = (parts: readonly number[], upTo: number, name: string): string => {
+    let s = '';
+    for (let k = 0; k < upTo; k++) {
+      const p = parts[k] as number;
+      s += p >= 0 ? `[${p}]` : s === '' ? nameAt(-p - 1) : `.${nameAt(-p - 1)}`;
+    }
+    return s === '' ? name : `${s}.${name}`;
   };
   const array = (): void => {
     depth++;
@@ -268,9 +342,12 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       depth--;
       return;
     }
-    const slot = path.length;
+    const slot = pathLen;
     for (let k = 0; ; k++) {
-      if (inElement) path[slot] = k;
+      if (inElement) {
+        path[slot] = k;
+        pathLen = slot + 1;
+      }
       value();
       ws();
       const d = b[i];
@@ -278,7 +355,7 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       if (d === 0x5d) break;
       if (d !== 0x2c) throw new Stop(null);
     }
-    if (inElement) path.length = slot;
+    pathLen = slot;
     depth--;
   };
   let dataArray: DataElement[] | null = null;
@@ -299,7 +376,7 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       inElement = true;
       duplicate = null;
       exact = true;
-      path.length = 0;
+      pathLen = 0;
       value();
       inElement = false;
       out.push({ start, end: i, duplicate, exactNumbers: exact });
@@ -326,10 +403,4 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
     if (!(e instanceof Stop)) throw e;
     return e.problem ? { ok: false, ...e.problem } : { ok: true, elements: null };
   }
-}
-
-function pathText(parts: (string | number)[]): string {
-  let s = '';
-  for (const p of parts) s += typeof p === 'number' ? `[${p}]` : s === '' ? p : `.${p}`;
-  return s;
 }

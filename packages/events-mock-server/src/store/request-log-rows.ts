@@ -54,6 +54,8 @@ function decodeNames(s: string): string[] {
   return s === '' ? [] : s.slice(1, -1).split('\n');
 }
 
+export const WRITE_COLUMN_COUNT = WRITE_COLUMNS.split(',').length;
+
 /** The values of one entry for WRITE_COLUMNS; booleans as 0/1 (SQLite) or kept (PostgreSQL). */
 export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown): unknown[] {
   return [
@@ -183,6 +185,12 @@ export function requestPage(
  * Retention by size (C60): deletes the newest entry whose running total of body bytes, newest first, is
  * over the cap, and every older one. The same statement in both databases (window functions).
  */
+/**
+ * The body bytes kept, asked before PRUNE_BY_BYTES: a scan of a covering index (≈ 0.5 ms at 10,000 rows)
+ * where the prune's running total sorts the whole log (≈ 7 ms); the prune runs only when it has work.
+ */
+export const BYTES_KEPT = 'SELECT coalesce(sum(body_bytes), 0) AS total FROM request_log';
+
 export const PRUNE_BY_BYTES = (ph: string) => `DELETE FROM request_log WHERE seq <= (
   SELECT seq FROM (SELECT seq, sum(body_bytes) OVER (ORDER BY seq DESC) AS total FROM request_log) t
   WHERE total > ${ph} ORDER BY seq DESC LIMIT 1)`;

@@ -14,6 +14,13 @@ const CHUNK = 64;
 
 type Kind = 'lookup' | 'lookupTags';
 
+/** One key in both tables at once: the common 1-event request pays one statement, no tag probe. */
+const ONE_KEY_SQL = `SELECT event_name, event_id, 'api' AS source, received_at AS seen_at, event_time, seq AS event_seq
+    FROM events WHERE ad_account_id = @account AND event_id = @id AND event_name = @name AND received_at >= @since
+  UNION ALL
+  SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq
+    FROM tag_events WHERE ad_account_id = @account AND event_id = @id AND event_name = @name AND seen_at >= @since`;
+
 function lookupSql(kind: Kind, n: number): string {
   const rows = Array.from({ length: n }, () => '(?, ?)').join(', ');
   return kind === 'lookup'
@@ -32,16 +39,31 @@ export class DedupLookup {
   static readonly CHUNK = CHUNK;
   readonly #db: Db;
   readonly #anyTag: Statement;
+  readonly #oneKey: Statement;
   readonly #stmts = new Map<string, Statement>();
 
   constructor(db: Db) {
     this.#db = db;
     this.#anyTag = db.prepare('SELECT 1 FROM tag_events LIMIT 1');
+    this.#oneKey = db.prepare(ONE_KEY_SQL);
   }
 
   /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
   rows(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, DedupRow> {
     const out = new Map<string, DedupRow>();
+    if (keys.length === 1) {
+      const k = keys[0] as DedupKey;
+      const found = this.#oneKey.all({
+        account: adAccountId,
+        id: k.eventId,
+        name: k.eventName,
+        since,
+      }) as DedupRow[];
+      let first: DedupRow | undefined;
+      for (const r of found) if (!first || r.seen_at < first.seen_at) first = r;
+      if (first) out.set(dedupKey(k.eventName, k.eventId), first);
+      return out;
+    }
     // Most deployments never record tag events: one cheap probe saves a lookup per chunk. (Asked per call,
     // not cached, because another connection or process on the same file may record some.)
     const tags = this.#anyTag.get() !== undefined;

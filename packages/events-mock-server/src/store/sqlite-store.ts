@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import {
+  BYTES_KEPT,
   entryValues,
   PRUNE_BY_BYTES,
   type RequestLogRow,
@@ -12,6 +13,7 @@ import {
   SUMMARY_COLUMNS,
   timelineRows,
   toEntry,
+  WRITE_COLUMN_COUNT,
   WRITE_COLUMNS,
 } from './request-log-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
@@ -453,7 +455,8 @@ export class SqliteStore implements Store {
         // Retention (C60): two range deletes on indexes, a row or two each time.
         s.pruneRequestsByCount.run(r.maxEntries);
         s.pruneRequestsByAge.run(r.now - r.maxAgeMs);
-        s.pruneRequestsByBytes.run(r.maxBytes);
+        if ((s.bytesKept.get() as { total: number }).total > r.maxBytes)
+          s.pruneRequestsByBytes.run(r.maxBytes);
         s.pruneTimeline.run(r.timelineSince);
         return seqs;
       })
@@ -529,8 +532,11 @@ function prepare(db: Db) {
        ON CONFLICT (ad_account_id, event_name) DO UPDATE SET
          usage = excluded.usage, processed = processed + excluded.processed, duplicates = duplicates + excluded.duplicates`,
     ),
-    insRequest: p(`INSERT INTO request_log (${WRITE_COLUMNS}) VALUES (${Array(18).fill('?').join(', ')})`),
     pruneRequestsByBytes: p(PRUNE_BY_BYTES('?')),
+    bytesKept: p(BYTES_KEPT),
+    insRequest: p(
+      `INSERT INTO request_log (${WRITE_COLUMNS}) VALUES (${Array(WRITE_COLUMN_COUNT).fill('?').join(', ')})`,
+    ),
     upsertTimeline: p(
       `INSERT INTO timeline_counts (ad_account_id, hour, code, count) VALUES (?, ?, ?, ?)
        ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = count + excluded.count`,

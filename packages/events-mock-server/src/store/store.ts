@@ -113,6 +113,10 @@ export interface RequestLogEntry extends RequestLogSummary {
   items: RequestLogItem[];
 }
 
+/**
+ * An entry to write. Its `items` may leave out processed events with no message, field or duplicate: the
+ * stores keep only the others and restore those from the counts when read.
+ */
 export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq'> {
   /** Counts of a live 200 for the report timeline (C63): processed events and failed ones per code. */
   timeline: { processed: number; failedCodes: Record<string, number> } | null;

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import {
+  BYTES_KEPT,
   entryValues,
   PRUNE_BY_BYTES,
   type RequestLogRow,
@@ -448,7 +449,8 @@ export class PgStore implements Store {
         r.maxEntries,
       ]);
       await c.query('DELETE FROM request_log WHERE received_at < $1', [r.now - r.maxAgeMs]);
-      await c.query(PRUNE_BY_BYTES('$1'), [r.maxBytes]);
+      const kept = await c.query<{ total: string }>(BYTES_KEPT);
+      if (Number(kept.rows[0]?.total ?? 0) > r.maxBytes) await c.query(PRUNE_BY_BYTES('$1'), [r.maxBytes]);
       await c.query('DELETE FROM timeline_counts WHERE hour < $1', [r.timelineSince]);
       return inserted.rows.map((row) => row.seq).sort((a, b) => a - b);
     });
