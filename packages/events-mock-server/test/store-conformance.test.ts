@@ -498,6 +498,27 @@ for (const impl of IMPLEMENTATIONS) {
       expect((await store.listRequests({ limit: 10 })).items).toEqual([]);
     });
 
+    test('request log: a body given as bytes reads back as its text, counted in bytes for retention', async () => {
+      const text = '{"data":[{"event_name":"checkout","custom_data":{"content_name":"Crème brûlée 🍮"}}]}';
+      const bytes = Buffer.from(text);
+      // A view into a larger buffer, as the server's body may be: only the view's bytes are the body.
+      const padded = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]);
+      await store.appendRequests(
+        [logged(0, { body: new Uint8Array(bytes) }), logged(1, { body: padded.subarray(2, 2 + bytes.length) })],
+        { ...KEEP, now: T0 + 1000 },
+      );
+      expect((await store.getRequest('r0', 0))?.body).toBe(text);
+      expect((await store.getRequest('r1', 0))?.body).toBe(text);
+      // Two bodies of bytes.length bytes (not characters) each: a cap one byte short of both keeps one.
+      expect(bytes.length).toBeGreaterThan(text.length);
+      await store.appendRequests([logged(2, { body: new Uint8Array(bytes) })], {
+        ...KEEP,
+        maxBytes: 2 * bytes.length - 1,
+        now: T0 + 2000,
+      });
+      expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r2']);
+    });
+
     test('timeline counts of live requests per hour and code (C63)', async () => {
       const hour = Math.floor(T0 / 3_600_000) * 3600;
       await store.appendRequests(

@@ -65,7 +65,9 @@ export function eventsLogEntry(
     tokenId: tokenIdOf(req),
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 100) / 100,
-    body: kept ? raw.toString('utf8') : null,
+    // A large body travels as its bytes, decoded by the store (off the event loop where it has a thread);
+    // a small one sits in Node's shared pool, whose whole slab a message would copy, and is decoded here.
+    body: kept ? (raw.byteLength === raw.buffer.byteLength ? raw : raw.toString('utf8')) : null,
     bodyTruncated: raw !== null && !kept,
   };
   if (!o || reply.statusCode !== 200)

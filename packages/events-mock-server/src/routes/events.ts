@@ -198,9 +198,11 @@ function logOutcome(
   test: boolean,
 ): EventsOutcome {
   const fields = new Map(prepared.fields);
-  const byIndex = new Map(toStore.map((e) => [e.index, e]));
+  // Built only for a batch with duplicates: most have none.
+  let byIndex: Map<number, EventToStore> | undefined;
   const logged = new Map<number, LoggedDuplicate>();
   const add = (i: number, source: 'api' | 'tag', seenAt: number) => {
+    byIndex ??= new Map(toStore.map((e) => [e.index, e]));
     const e = byIndex.get(i);
     if (!e) return;
     logged.set(i, { eventName: e.eventName, eventId: e.eventId, source, seenAt });

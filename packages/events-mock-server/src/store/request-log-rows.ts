@@ -24,7 +24,7 @@ export interface RequestLogRow {
   event_names: string;
   error_code: number | null;
   error_message: string | null;
-  body?: string | null;
+  body?: string | Uint8Array | null;
   body_truncated?: number | boolean;
   items?: string;
 }
@@ -56,8 +56,27 @@ function decodeNames(s: string): string[] {
 
 export const WRITE_COLUMN_COUNT = WRITE_COLUMNS.split(',').length;
 
-/** The values of one entry for WRITE_COLUMNS; booleans as 0/1 (SQLite) or kept (PostgreSQL). */
-export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown): unknown[] {
+/** A body given as bytes, as a Buffer over the same memory (no copy). */
+function bodyBytes(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/**
+ * The values of one entry for WRITE_COLUMNS; booleans as 0/1 (SQLite) or kept (PostgreSQL). A body given
+ * as bytes is written as bytes where the database takes them in its text column (SQLite keeps a blob as
+ * is), else decoded here.
+ */
+export function entryValues(
+  e: RequestLogWrite,
+  bool: (b: boolean) => unknown,
+  bodyAs: 'bytes' | 'text',
+): unknown[] {
+  const body =
+    e.body === null || typeof e.body === 'string'
+      ? e.body
+      : bodyAs === 'bytes'
+        ? bodyBytes(e.body)
+        : bodyBytes(e.body).toString('utf8');
   return [
     e.requestId,
     e.receivedAt,
@@ -73,9 +92,9 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown): 
     encodeNames(e.eventNames),
     e.error?.code ?? null,
     e.error?.message ?? null,
-    e.body,
+    body,
     bool(e.bodyTruncated),
-    e.body === null ? 0 : Buffer.byteLength(e.body),
+    e.body === null ? 0 : typeof e.body === 'string' ? Buffer.byteLength(e.body) : e.body.byteLength,
     JSON.stringify(e.items.filter((i) => !plain(i))),
   ];
 }
@@ -133,7 +152,8 @@ export function toSummary(r: RequestLogRow): RequestLogSummary {
 export function toEntry(r: RequestLogRow): RequestLogEntry {
   return {
     ...toSummary(r),
-    body: r.body ?? null,
+    // A body written as bytes (SQLite) comes back as a Buffer.
+    body: r.body == null ? null : typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8'),
     bodyTruncated: r.body_truncated === true || r.body_truncated === 1,
     items: expandItems(JSON.parse(r.items ?? '[]') as RequestLogItem[], r.events, r.status),
   };

@@ -117,7 +117,12 @@ export interface RequestLogEntry extends RequestLogSummary {
  * An entry to write. Its `items` may leave out processed events with no message, field or duplicate: the
  * stores keep only the others and restore those from the counts when read.
  */
-export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq'> {
+export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq' | 'body'> {
+  /**
+   * The body as received: bytes (decoded by the store, off the event loop where it has a thread of its
+   * own), or text; null when not kept.
+   */
+  body: Uint8Array | string | null;
   /** Counts of a live 200 for the report timeline (C63): processed events and failed ones per code. */
   timeline: { processed: number; failedCodes: Record<string, number> } | null;
 }

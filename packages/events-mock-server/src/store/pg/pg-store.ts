@@ -407,7 +407,7 @@ export class PgStore implements Store {
     if (entries.length === 0) return [];
     // One multi-row insert: the columns as arrays, unnested in order (C60).
     const columns = WRITE_COLUMNS.split(', ');
-    const values = entries.map((e) => entryValues(e, (b) => b));
+    const values = entries.map((e) => entryValues(e, (b) => b, 'text'));
     const types = [
       'text',
       'bigint',
