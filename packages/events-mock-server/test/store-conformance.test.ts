@@ -504,7 +504,10 @@ for (const impl of IMPLEMENTATIONS) {
       // A view into a larger buffer, as the server's body may be: only the view's bytes are the body.
       const padded = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]);
       await store.appendRequests(
-        [logged(0, { body: new Uint8Array(bytes) }), logged(1, { body: padded.subarray(2, 2 + bytes.length) })],
+        [
+          logged(0, { body: new Uint8Array(bytes) }),
+          logged(1, { body: padded.subarray(2, 2 + bytes.length) }),
+        ],
         { ...KEEP, now: T0 + 1000 },
       );
       expect((await store.getRequest('r0', 0))?.body).toBe(text);

@@ -7,6 +7,7 @@ import {
   type ValidationContext,
   validateBatch,
 } from '@org/events-validators';
+import type { ByteSpan } from '../store/store.js';
 import { type ScanProblem, scanBody } from './json-scan.js';
 
 /** An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11). */
@@ -15,8 +16,11 @@ export interface PreparedEvent {
   eventName: string;
   eventId: string;
   eventTime: number;
-  /** The event as accepted, as JSON; empty when not asked for (test mode stores nothing). */
-  json: string;
+  /**
+   * The event as accepted, as JSON: its span of the body when those are its exact bytes, else its text;
+   * empty when not asked for (test mode stores nothing).
+   */
+  json: string | ByteSpan;
 }
 
 /**
@@ -112,12 +116,12 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       problems.push([i, p]);
       if (p.warnings.some((w) => w.code === 'duplicate_event')) warnedDuplicates.push(i);
     }
-    let json = '';
+    let json: string | ByteSpan = '';
     if (withJson) {
       const el = exact ? elements[i] : undefined;
       json =
         el?.exactNumbers && el.duplicate === null && ev === data[i]
-          ? raw.toString('utf8', el.start, el.end)
+          ? { start: el.start, end: el.end }
           : JSON.stringify(ev);
     }
     events.push({ index: i, eventName: ev.event_name, eventId: ev.event_id, eventTime: ev.event_time, json });

@@ -147,6 +147,7 @@ export function createEventsHandler(ctx: ServerContext) {
           receivedAt: now,
           dedupSince: since,
           events: toStore,
+          source: raw,
           failures: prepared.failures,
         }),
       );

@@ -28,6 +28,7 @@ import {
   type Earlier,
   type EventFilter,
   type EventToStore,
+  eventJson,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -356,7 +357,7 @@ export class SqliteStore implements Store {
           b.receivedAt,
           b.requestId,
           usages[j] as string,
-          e.json,
+          eventJson(b, e),
         );
       }
       const last = Number(this.#insert(n).run(...args).lastInsertRowid);

@@ -191,8 +191,17 @@ export interface EventToStore {
   eventId: string;
   eventTime: number;
   usage: readonly string[];
-  /** The event as accepted (dropped values removed), serialized once. */
-  json: string;
+  /**
+   * The event as accepted (dropped values removed), serialized once; or, when those are exactly the bytes
+   * the client sent, where they sit in the batch's `source`.
+   */
+  json: string | ByteSpan;
+}
+
+/** Bytes [start, end) of a batch's source. */
+export interface ByteSpan {
+  start: number;
+  end: number;
 }
 
 export interface BatchWrite {
@@ -202,8 +211,21 @@ export interface BatchWrite {
   /** Earliest sighting time that still deduplicates (receivedAt - window, C6). */
   dedupSince: number;
   events: readonly EventToStore[];
+  /**
+   * The request body, when events' `json` are spans of it: the store decodes each event's text where it
+   * runs (the store thread), and the event loop makes no string per event.
+   */
+  source?: Uint8Array;
   /** Failed events: counted per event name and reason code, never stored (C11). */
   failures: readonly { eventName: string; codes: readonly string[] }[];
+}
+
+/** The JSON text of a stored event: its own text, or its span of the batch's source. */
+export function eventJson(b: Pick<BatchWrite, 'source'>, e: EventToStore): string {
+  if (typeof e.json === 'string') return e.json;
+  if (!b.source) throw new Error(`event ${e.index} is a span of a batch without a source`);
+  const src = b.source;
+  return Buffer.from(src.buffer, src.byteOffset, src.byteLength).toString('utf8', e.json.start, e.json.end);
 }
 
 export interface BatchResult {

@@ -134,7 +134,14 @@ export class ThreadedSqliteStore implements Store {
       return this.#reader.dedup.earlier(adAccountId, keys, since);
     return this.#call('findEarlier', adAccountId, keys, since);
   };
-  commitBatch: Store['commitBatch'] = (...a) => this.#call('commitBatch', ...a);
+  commitBatch: Store['commitBatch'] = (b) =>
+    // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
+    this.#call(
+      'commitBatch',
+      b.source && b.source.byteLength !== b.source.buffer.byteLength
+        ? { ...b, source: new Uint8Array(b.source) }
+        : b,
+    );
   recordTagEvents: Store['recordTagEvents'] = (...a) => this.#call('recordTagEvents', ...a);
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
   report: Store['report'] = (...a) => this.#call('report', ...a);

@@ -23,6 +23,7 @@ import {
   dedupKey,
   type Earlier,
   type EventFilter,
+  eventJson,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -315,7 +316,7 @@ export class PgStore implements Store {
       b.events.map((e) => e.eventId),
       b.events.map((e) => e.eventTime),
       b.events.map((e) => e.usage.join(',')),
-      b.events.map((e) => e.json),
+      b.events.map((e) => eventJson(b, e)),
       failNames,
       failCodes,
     ];
