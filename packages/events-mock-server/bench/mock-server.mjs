@@ -1,6 +1,6 @@
 // The server under test, in its own process: startServer with conversion tokens (no rate limit on live
 // events, seed 8 rule 2), SQLite in a fresh file with the default synchronous=FULL (or the PostgreSQL
-// database of BENCH_STORE_URL), logs at info to /dev/null. Test requests are limited to 10 per second per
+// database of BENCH_STORE_URL), logs at info (BENCH_LOG_LEVEL) to /dev/null. Test requests are limited to 10 per second per
 // token (C7), so the bench rotates over BENCH_TOKENS tokens: the limiter still runs on every request, it
 // just never refuses. With BENCH_WORKERS > 1 this process is a node:cluster primary whose workers serve
 // one port, as `--workers` does, and its probe answers the workers' figures summed.
@@ -8,7 +8,11 @@
 // transpiler adds its memory to the RSS figures.
 import cluster from 'node:cluster';
 import { startServer } from '@org/events-mock-server';
+// As the bin does at start (C59): large allocations mapped on their own, so memory figures are the bin's.
+import { fixMmapThreshold } from '../dist/core/native-memory.js';
 import { serveClusterProbe, serveProbe } from './probe.mjs';
+
+fixMmapThreshold();
 
 const workers = Number(process.env.BENCH_WORKERS ?? 1);
 
@@ -22,7 +26,7 @@ if (workers > 1 && cluster.isPrimary) {
     ...(process.env.BENCH_STORE_URL ? { storeUrl: process.env.BENCH_STORE_URL } : { db }),
     ...(process.env.BENCH_LIMITS ? { limits: process.env.BENCH_LIMITS } : {}),
     ...(process.env.BENCH_LIMITS_PREFIX ? { limitsPrefix: process.env.BENCH_LIMITS_PREFIX } : {}),
-    logLevel: 'info',
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
     docs: false,
     ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
     ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
