@@ -1,6 +1,5 @@
 import type { Clock } from '../core/clock.js';
 import { type Limiter, MemoryLimiter } from './limiter.js';
-import { RedisLimiter } from './redis-limiter.js';
 
 /** What a limits setting may be, for messages of the config, the flags and REDIS_URL. */
 export const LIMITS_URL_FORMS = 'memory or redis://[user:password@]host[:port][/db] (or rediss://)';
@@ -27,5 +26,7 @@ export async function openLimiter(value: string, clock: Clock, prefix?: string):
   const parsed = parseLimitsUrl(value);
   if ('error' in parsed) throw new Error(`limits ${parsed.error}`);
   if (parsed.kind === 'memory') return new MemoryLimiter(clock);
+  // Loaded only when named: in-memory limits do not carry ioredis's code in memory.
+  const { RedisLimiter } = await import('./redis-limiter.js');
   return RedisLimiter.open({ url: parsed.url, clock, ...(prefix !== undefined ? { prefix } : {}) });
 }

@@ -122,7 +122,15 @@ export function createEventsHandler(ctx: ServerContext) {
 
     const toStore: EventToStore[] = prepared.events.map((e) => {
       const resolved = names.resolve(e.eventName);
-      return { ...e, eventName: resolved?.name ?? e.eventName, usage: resolved?.usage ?? [] };
+      // A literal of known shape, not a spread: one per event of a 1000-event batch.
+      return {
+        index: e.index,
+        eventName: resolved?.name ?? e.eventName,
+        eventId: e.eventId,
+        eventTime: e.eventTime,
+        usage: resolved?.usage ?? [],
+        json: e.json,
+      };
     });
     const since = now - DEDUP_WINDOW_MS;
     let duplicates: Map<number, Earlier>;

@@ -1,4 +1,3 @@
-import { PgStore } from './pg/pg-store.js';
 import { SqliteStore, type SynchronousLevel } from './sqlite-store.js';
 import type { Store } from './store.js';
 import type { StoreLocation } from './store-url.js';
@@ -17,12 +16,15 @@ export interface OpenStoreOptions {
 
 /** Opens the store a location names (C47); rejects with the reason when it cannot be used. */
 export async function openStore(location: StoreLocation, o: OpenStoreOptions = {}): Promise<Store> {
-  if (location.kind === 'postgres')
+  if (location.kind === 'postgres') {
+    // Loaded only when named: a SQLite server does not carry pg's code in its memory.
+    const { PgStore } = await import('./pg/pg-store.js');
     return PgStore.open({
       url: location.url,
       ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),
       ...(o.onIdleError ? { onIdleError: o.onIdleError } : {}),
     });
+  }
   const sqlite = { path: location.path, synchronous: o.synchronous ?? 'FULL' } as const;
   return (o.storeThread ?? location.path !== ':memory:')
     ? ThreadedSqliteStore.open(sqlite)
