@@ -7,9 +7,9 @@
 // The built package (dist), as operators run it: `pnpm bench` builds first (turbo). Plain JavaScript, so no
 // transpiler adds its memory to the RSS figures.
 import cluster from 'node:cluster';
-import { startServer } from '@org/events-mock-server';
-// As the bin does at start (C59): large allocations mapped on their own, so memory figures are the bin's.
-import { fixMmapThreshold } from '../dist/core/native-memory.js';
+// fixMmapThreshold as the bin does at start (C59): large allocations mapped on their own, so the memory
+// figures are the bin's.
+import { fixMmapThreshold, startServer } from '@org/events-mock-server';
 import { serveClusterProbe, serveProbe } from './probe.mjs';
 
 fixMmapThreshold();

@@ -9,7 +9,8 @@ export type MmapThresholdOutcome = { done: true; bytes: number } | { done: false
 
 /**
  * Fixes glibc's mmap threshold (C59) so multi-MiB bodies are unmapped when freed instead of leaving holes in the
- * heap that RSS never gives back. Only the bin calls it: a library does not change its host's allocator.
+ * heap that RSS never gives back. The bin calls it; `startServer` does not (a library does not change its
+ * host's allocator), so an embedding process that wants the same calls it itself.
  */
 export function fixMmapThreshold(
   bytes: number = LIMITS.malloc_mmap_threshold_bytes.value,
