@@ -520,6 +520,17 @@ for (const impl of IMPLEMENTATIONS) {
         now: T0 + 2000,
       });
       expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r2']);
+      // A large body (kept compressed where the store can) reads back exactly, and retention counts its own
+      // size, not what it takes on disk: two of them do not fit under a cap of one and a half.
+      const big = `{"data":[${Array.from({ length: 800 }, (_, i) => `{"event_id":"é-${i}","n":${i}}`).join(',')}]}`;
+      const bigBytes = Buffer.from(big);
+      expect(bigBytes.length).toBeGreaterThan(16 * 1024);
+      await store.appendRequests(
+        [logged(3, { body: new Uint8Array(bigBytes) }), logged(4, { body: new Uint8Array(bigBytes) })],
+        { ...KEEP, maxBytes: Math.floor(bigBytes.length * 1.5), now: T0 + 3000 },
+      );
+      expect((await store.getRequest('r4', 0))?.body).toBe(big);
+      expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r4']);
     });
 
     test('timeline counts of live requests per hour and code (C63)', async () => {

@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { decodeCursor, encodeCursor } from './event-rows.js';
 import type {
   RequestLogEntry,
@@ -61,21 +62,31 @@ function bodyBytes(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/** Bodies from this size on are kept compressed where the store can (SQLite); smaller ones as text. */
+const COMPRESS_FROM_BYTES = 16 * 1024;
+
 /**
- * The values of one entry for WRITE_COLUMNS; booleans as 0/1 (SQLite) or kept (PostgreSQL). A body given
- * as bytes is written as bytes where the database takes them in its text column (SQLite keeps a blob as
- * is), else decoded here.
+ * Brotli at its fastest setting: a 0.75 MB 1000-event body in about 1 ms, to a ninth of its size, so
+ * SQLite writes, checkpoints and later deletes 80 KB instead of 750 KB per logged request.
  */
-export function entryValues(
-  e: RequestLogWrite,
-  bool: (b: boolean) => unknown,
-  bodyAs: 'bytes' | 'text',
-): unknown[] {
+function compressBody(b: Uint8Array): Buffer {
+  return brotliCompressSync(b, {
+    params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: b.byteLength },
+  });
+}
+
+/**
+ * The values of one entry for WRITE_COLUMNS; booleans as 0/1 (SQLite) or kept (PostgreSQL). A large body
+ * given as bytes is kept compressed where `compress` is asked (SQLite: a blob in the text column is the
+ * compressed form, text the plain one, see `bodyText`); any other body is written as text. `body_bytes`
+ * is always the body's own size, which the retention of C60 counts.
+ */
+export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown, compress: boolean): unknown[] {
   const body =
     e.body === null || typeof e.body === 'string'
       ? e.body
-      : bodyAs === 'bytes'
-        ? bodyBytes(e.body)
+      : compress && e.body.byteLength >= COMPRESS_FROM_BYTES
+        ? compressBody(e.body)
         : bodyBytes(e.body).toString('utf8');
   return [
     e.requestId,
@@ -149,11 +160,15 @@ export function toSummary(r: RequestLogRow): RequestLogSummary {
   };
 }
 
+/** A kept body as text: a blob is the compressed form (`entryValues`). */
+function bodyText(b: string | Uint8Array): string {
+  return typeof b === 'string' ? b : brotliDecompressSync(b).toString('utf8');
+}
+
 export function toEntry(r: RequestLogRow): RequestLogEntry {
   return {
     ...toSummary(r),
-    // A body written as bytes (SQLite) comes back as a Buffer.
-    body: r.body == null ? null : typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8'),
+    body: r.body == null ? null : bodyText(r.body),
     bodyTruncated: r.body_truncated === true || r.body_truncated === 1,
     items: expandItems(JSON.parse(r.items ?? '[]') as RequestLogItem[], r.events, r.status),
   };

@@ -450,7 +450,7 @@ export class SqliteStore implements Store {
     return this.#db
       .transaction(() => {
         const seqs = entries.map((e) =>
-          Number(s.insRequest.run(...entryValues(e, (b) => (b ? 1 : 0), 'bytes')).lastInsertRowid),
+          Number(s.insRequest.run(...entryValues(e, (b) => (b ? 1 : 0), true)).lastInsertRowid),
         );
         for (const row of timelineRows(entries)) s.upsertTimeline.run(...row);
         // Retention (C60): two range deletes on indexes, a row or two each time.

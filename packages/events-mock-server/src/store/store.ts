@@ -119,8 +119,8 @@ export interface RequestLogEntry extends RequestLogSummary {
  */
 export interface RequestLogWrite extends Omit<RequestLogEntry, 'seq' | 'body'> {
   /**
-   * The body as received: bytes (decoded by the store, off the event loop where it has a thread of its
-   * own), or text; null when not kept.
+   * The body as received: bytes (decoded, or kept compressed, by the store, off the event loop where it
+   * has a thread of its own), or text; null when not kept.
    */
   body: Uint8Array | string | null;
   /** Counts of a live 200 for the report timeline (C63): processed events and failed ones per code. */

@@ -408,7 +408,7 @@ export class PgStore implements Store {
     if (entries.length === 0) return [];
     // One multi-row insert: the columns as arrays, unnested in order (C60).
     const columns = WRITE_COLUMNS.split(', ');
-    const values = entries.map((e) => entryValues(e, (b) => b, 'text'));
+    const values = entries.map((e) => entryValues(e, (b) => b, false));
     const types = [
       'text',
       'bigint',
