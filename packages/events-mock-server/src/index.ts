@@ -8,5 +8,5 @@ export { SlidingLog } from './ratelimit/sliding-log.js';
 export { type RunningServer, type StartServerOptions, startServer } from './server.js';
 export { SqliteStore, type SqliteStoreOptions, type SynchronousLevel } from './store/sqlite-store.js';
 export type * from './store/store.js';
-export { eventJson } from './store/store.js';
+export { eventJsonOf } from './store/store.js';
 export { ThreadedSqliteStore } from './store/threaded-store.js';

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { prepareBatch } from '../src/pipeline/prepare.js';
-import { eventJson } from '../src/store/store.js';
+import { eventJsonOf } from '../src/store/store.js';
 import { A, event, sha256, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
@@ -185,7 +185,7 @@ describe('stored = checked, for random bodies (C36)', () => {
         for (const stored of prepared.events) {
           const accepted = lastWins.accepted[stored.index];
           // What the store writes: the event's own text, or its span of the body.
-          const text = eventJson({ source: raw }, { ...stored, usage: [] });
+          const text = eventJsonOf({ source: raw })({ ...stored, usage: [] });
           expect(JSON.parse(text)).toEqual(accepted);
           put.run(text);
           const fromSqlite = new Map(

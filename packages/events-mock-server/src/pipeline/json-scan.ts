@@ -35,9 +35,9 @@ export type ScanProblem =
 export type ScanResult = { ok: true; elements: DataElement[] | null } | ({ ok: false } & ScanProblem);
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 /** Objects up to this many members compare names pairwise; larger ones use a set. */
 const SMALL_OBJECT = 16;
-const BACKSLASH = 0x5c;
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
 export function invalidUtf8Offset(b: Uint8Array): number {

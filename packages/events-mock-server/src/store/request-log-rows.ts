@@ -7,6 +7,7 @@ import type {
   RequestLogSummary,
   RequestLogWrite,
 } from './store.js';
+import { asBuffer } from './store.js';
 
 /** A request_log row as both SQL stores keep it (C60); `test` and `body_truncated` are 0/1 or booleans. */
 export interface RequestLogRow {
@@ -57,11 +58,6 @@ function decodeNames(s: string): string[] {
 
 export const WRITE_COLUMN_COUNT = WRITE_COLUMNS.split(',').length;
 
-/** A body given as bytes, as a Buffer over the same memory (no copy). */
-function bodyBytes(b: Uint8Array): Buffer {
-  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-}
-
 /** Bodies from this size on are kept compressed where the store can (SQLite); smaller ones as text. */
 const COMPRESS_FROM_BYTES = 16 * 1024;
 
@@ -87,7 +83,7 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown, c
       ? e.body
       : compress && e.body.byteLength >= COMPRESS_FROM_BYTES
         ? compressBody(e.body)
-        : bodyBytes(e.body).toString('utf8');
+        : asBuffer(e.body).toString('utf8');
   return [
     e.requestId,
     e.receivedAt,

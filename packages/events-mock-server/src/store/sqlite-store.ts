@@ -28,7 +28,7 @@ import {
   type Earlier,
   type EventFilter,
   type EventToStore,
-  eventJson,
+  eventJsonOf,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -344,6 +344,7 @@ export class SqliteStore implements Store {
   /** Inserts rows in multi-row statements; returns their seqs (rowids are consecutive within a statement). */
   #insertEvents(b: BatchWrite, rows: readonly EventToStore[], usages: readonly string[]): number[] {
     const seqs: number[] = [];
+    const json = eventJsonOf(b);
     for (let i = 0; i < rows.length; i += CHUNK) {
       const n = Math.min(CHUNK, rows.length - i);
       const args: (string | number)[] = [];
@@ -357,7 +358,7 @@ export class SqliteStore implements Store {
           b.receivedAt,
           b.requestId,
           usages[j] as string,
-          eventJson(b, e),
+          json(e),
         );
       }
       const last = Number(this.#insert(n).run(...args).lastInsertRowid);

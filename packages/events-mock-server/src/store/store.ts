@@ -220,12 +220,22 @@ export interface BatchWrite {
   failures: readonly { eventName: string; codes: readonly string[] }[];
 }
 
-/** The JSON text of a stored event: its own text, or its span of the batch's source. */
-export function eventJson(b: Pick<BatchWrite, 'source'>, e: EventToStore): string {
-  if (typeof e.json === 'string') return e.json;
-  if (!b.source) throw new Error(`event ${e.index} is a span of a batch without a source`);
-  const src = b.source;
-  return Buffer.from(src.buffer, src.byteOffset, src.byteLength).toString('utf8', e.json.start, e.json.end);
+/** Bytes as a Buffer over the same memory (no copy): what a message from another thread gives is a Uint8Array. */
+export function asBuffer(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+/**
+ * How a store reads the JSON text of a batch's events: an event's own text, or its span of the batch's
+ * source (the source is wrapped once per batch, not once per event).
+ */
+export function eventJsonOf(b: Pick<BatchWrite, 'source'>): (e: EventToStore) => string {
+  const src = b.source ? asBuffer(b.source) : null;
+  return (e) => {
+    if (typeof e.json === 'string') return e.json;
+    if (!src) throw new Error(`event ${e.index} is a span of a batch without a source`);
+    return src.toString('utf8', e.json.start, e.json.end);
+  };
 }
 
 export interface BatchResult {

@@ -23,7 +23,7 @@ import {
   dedupKey,
   type Earlier,
   type EventFilter,
-  eventJson,
+  eventJsonOf,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -316,7 +316,7 @@ export class PgStore implements Store {
       b.events.map((e) => e.eventId),
       b.events.map((e) => e.eventTime),
       b.events.map((e) => e.usage.join(',')),
-      b.events.map((e) => eventJson(b, e)),
+      b.events.map(eventJsonOf(b)),
       failNames,
       failCodes,
     ];
