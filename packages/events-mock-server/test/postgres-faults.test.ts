@@ -4,6 +4,8 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startServer } from '../src/index.js';
+import { migrate } from '../src/store/pg/migrate.js';
+import { MIGRATIONS } from '../src/store/pg/migrations.js';
 import { spawnBin } from './support/child.js';
 import { A, event, T, testConfig } from './support/fixtures.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/postgres.js';
@@ -128,6 +130,47 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
     }
   });
 
+  test('C70: a database of migration 2 loses its request log entries on upgrade', async () => {
+    const db = await createTestDatabase();
+    try {
+      const pool = new pg.Pool({ connectionString: db.url });
+      try {
+        await migrate(
+          pool,
+          MIGRATIONS.filter((m) => m.version <= 2),
+        );
+        await pool.query(
+          `INSERT INTO request_log (request_id, received_at, ad_account_id, test, status, duration_ms, events,
+             processed, failed, warned, event_names, body, body_truncated, body_bytes, items)
+           VALUES ('old', 1, $1, false, 200, 1, 1, 1, 0, 1, 'lead', $2, false, 60, '[]')`,
+          [A, '{"data":[{"user_data":{"em":["version2.jane@example.com"]}}]}'],
+        );
+      } finally {
+        await pool.end();
+      }
+      const h = await startHarness({ config: testConfig(), storeUrl: db.url });
+      try {
+        const sent = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'after-upgrade' })]);
+        expect(sent.status).toBe(200);
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        try {
+          const log = await c.query('SELECT request_id, body FROM request_log');
+          expect(log.rows.map((r) => r.request_id)).not.toContain('old');
+          expect(JSON.stringify(log.rows)).not.toContain('version2.jane@example.com');
+          const events = await c.query('SELECT event_id FROM events');
+          expect(events.rows).toEqual([{ event_id: 'after-upgrade' }]);
+        } finally {
+          await c.end();
+        }
+      } finally {
+        await h.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
   test('two instances starting at once on an empty database migrate it once', async () => {
     const db = await createTestDatabase();
     try {
@@ -139,7 +182,7 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {
       await c.connect();
       try {
         const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
-        expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
       } finally {
         await c.end();
       }

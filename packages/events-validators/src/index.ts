@@ -22,4 +22,5 @@ export {
   type Problem,
   received,
 } from './lib/problems.js';
+export { dropsValue, personalDataPaths, redactedText, redactJson } from './lib/redact.js';
 export type { RequestDetail, RequestFailure } from './lib/request.js';

@@ -100,6 +100,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.decorateRequest('eventsOutcome', null);
   app.decorateRequest('loggedAt', 0);
   app.decorateRequest('loggedError', null);
+  app.decorateRequest('keptBody', null);
   // Parses the Cookie header for the admin session of C64.
   await app.register(fastifyCookie);
   registerBodyReader(app, new BodyBudget(transport.maxBodyBytesInFlight), transport);

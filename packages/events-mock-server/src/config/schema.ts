@@ -2,6 +2,7 @@ import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-type
 import { z } from 'zod';
 import { ROUTES } from '../generated/routes.gen.js';
 import { parseLimitsUrl } from '../ratelimit/open-limiter.js';
+import { REQUEST_LOG_BODIES } from '../requestlog/request-log.js';
 import { parseStoreUrl } from '../store/store-url.js';
 
 /**
@@ -185,6 +186,8 @@ export const configSchema = object({
     max_age_seconds: positive(365 * 86400).optional(),
     max_body_bytes: positive(2 ** 31, 0).optional(),
     max_bytes: positive(2 ** 45, 0).optional(),
+    // C70: which bodies are kept; never a value refused or dropped as personal data.
+    bodies: oneOf(REQUEST_LOG_BODIES).optional(),
   }).default({}),
   log_level: oneOf(LOG_LEVELS).optional(),
   // C65: faults injected from the start; each item is checked by the admin API's own rules (validate.ts).

@@ -2,6 +2,7 @@ import { type FaultSpec, LIMITS } from '@org/events-types';
 import { hashToken } from '../auth/token-hash.js';
 import { RequestProblems } from '../core/request-error.js';
 import { checkFault } from '../faults/fault-spec.js';
+import type { RequestLogBodies } from '../requestlog/request-log.js';
 import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
 import type { SynchronousLevel } from '../store/sqlite-store.js';
 import type { ConfigIssue } from './config-error.js';
@@ -23,7 +24,13 @@ export interface ServerConfig {
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
   /** C60, under `request_log:` as max_entries, max_age_seconds, max_body_bytes. */
-  requestLog: { maxEntries?: number; maxAgeSeconds?: number; maxBodyBytes?: number; maxBytes?: number };
+  requestLog: {
+    maxEntries?: number;
+    maxAgeSeconds?: number;
+    maxBodyBytes?: number;
+    maxBytes?: number;
+    bodies?: RequestLogBodies;
+  };
   logLevel?: string;
   /** Faults injected from the start (C65), checked as the admin API checks them. */
   faults: FaultSpec[];
@@ -235,6 +242,7 @@ function resolve(c: RawConfig): ServerConfig {
       maxAgeSeconds: c.request_log.max_age_seconds,
       maxBodyBytes: c.request_log.max_body_bytes,
       maxBytes: c.request_log.max_bytes,
+      bodies: c.request_log.bodies,
     },
   };
   if (c.log_level !== undefined) config.logLevel = c.log_level;

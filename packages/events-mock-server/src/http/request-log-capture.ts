@@ -1,5 +1,7 @@
 import type { BatchResponse } from '@org/events-types';
+import { redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KeptBody } from '../pipeline/prepare.js';
 import type { LoggedDuplicate, RequestLogItem, RequestLogWrite } from '../store/store.js';
 import type { ServerContext } from './context.js';
 
@@ -25,7 +27,34 @@ declare module 'fastify' {
     loggedAt: number;
     /** The error body of a non-200 answer of the events endpoint, kept by onSend for the log. */
     loggedError: string | null;
+    /** What the log may keep of the body (C70), set where the body was prepared; null when it was not. */
+    keptBody: KeptBody | null;
   }
+}
+
+/**
+ * The body a log entry keeps (C70): never a value refused or dropped as personal data. A body read but
+ * never prepared (a dependency failed first) is cleaned here by the rule's static part. A large body
+ * travels as its bytes, decoded by the store (off the event loop where it has a thread); a small one sits
+ * in Node's shared pool, whose whole slab a message would copy, and is decoded here.
+ */
+function keptBodyOf(raw: Buffer, kept: KeptBody | null): string | Uint8Array | null {
+  if (kept === null) {
+    const cleaned = redactJson(raw.toString('utf8'));
+    if (cleaned !== null) return cleaned;
+  } else if (kept.kind === 'none') return null;
+  else if (kept.kind === 'text') return kept.text;
+  else if (kept.kind === 'spliced') {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (const s of kept.spans) {
+      parts.push(raw.subarray(at, s.start), Buffer.from(s.text, 'utf8'));
+      at = s.end;
+    }
+    parts.push(raw.subarray(at));
+    return Buffer.concat(parts);
+  }
+  return raw.byteLength === raw.buffer.byteLength ? raw : raw.toString('utf8');
 }
 
 function errorOf(payload: string | null): { code: number; message: string } | null {
@@ -57,18 +86,25 @@ export function eventsLogEntry(
 ): RequestLogWrite {
   const o = req.eventsOutcome;
   const raw = Buffer.isBuffer(req.body) ? req.body : null;
-  const max = ctx.requestLog.options.maxBodyBytes;
-  const kept = raw !== null && raw.length <= max;
+  const { maxBodyBytes, bodies } = ctx.requestLog.options;
+  const small = raw !== null && raw.length <= maxBodyBytes;
+  // C70: `problems` keeps the bodies of refused requests and of batches with a failed or warned event.
+  const wanted =
+    bodies === 'all' ||
+    (bodies === 'problems' &&
+      (reply.statusCode !== 200 ||
+        !o ||
+        o.response.num_events_processed < o.response.num_events_received ||
+        o.response.events.some((r) => r.warning_message !== null)));
+  const body = small && wanted ? keptBodyOf(raw, req.keptBody) : null;
   const common = {
     requestId: req.id,
     adAccountId: (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '',
     tokenId: tokenIdOf(req),
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 100) / 100,
-    // A large body travels as its bytes, decoded by the store (off the event loop where it has a thread);
-    // a small one sits in Node's shared pool, whose whole slab a message would copy, and is decoded here.
-    body: kept ? (raw.byteLength === raw.buffer.byteLength ? raw : raw.toString('utf8')) : null,
-    bodyTruncated: raw !== null && !kept,
+    body,
+    bodyTruncated: raw !== null && !small,
   };
   if (!o || reply.statusCode !== 200)
     return {

@@ -4,6 +4,8 @@ import {
   type EventProblems,
   formatMessage,
   type Problem,
+  personalDataPaths,
+  redactJson,
   type ValidationContext,
   validateBatch,
 } from '@org/events-validators';
@@ -24,20 +26,33 @@ export interface PreparedEvent {
 }
 
 /**
+ * What the request log may keep of a body (C70), decided where the body was read: the bytes as sent, the
+ * bytes with some spans replaced (events holding values refused or dropped as personal data), a cleaned
+ * text, or nothing (the events could not be located in the bytes).
+ */
+export type KeptBody =
+  | { kind: 'as_sent' }
+  | { kind: 'spliced'; spans: { start: number; end: number; text: string }[] }
+  | { kind: 'text'; text: string }
+  | { kind: 'none' };
+
+/**
  * Everything the events endpoint needs from a body, after JSON.parse and the validators: plain data, so
  * it can be computed in a worker thread and posted back (see pool.ts).
  */
 export type Prepared =
-  | { kind: 'json_error'; reason: string }
+  | { kind: 'json_error'; reason: string; kept: KeptBody }
   /** The bytes break a rule of C35-C37 (UTF-8, surrogates, depth, members, a repeated top-level name). */
-  | { kind: 'bytes_error'; problem: ScanProblem }
+  | { kind: 'bytes_error'; problem: ScanProblem; kept: KeptBody }
   | {
       kind: 'invalid';
       status: number;
       error: { code: number; message: string; details: { path: string; problem: string }[] };
+      kept: KeptBody;
     }
   | {
       kind: 'ok';
+      kept: KeptBody;
       response: BatchResponse;
       events: PreparedEvent[];
       failures: { eventName: string; codes: string[] }[];
@@ -69,7 +84,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const scan = scanBody(raw, SCAN_LIMITS);
   if (!scan.ok) {
     const { ok: _, ...problem } = scan;
-    return { kind: 'bytes_error', problem };
+    return { kind: 'bytes_error', problem, kept: cleanedWhole(raw.toString('utf8')) };
   }
   const elements = scan.elements;
   let eventErrors: Map<number, Problem[]> | undefined;
@@ -87,10 +102,15 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   try {
     body = JSON.parse(text);
   } catch (e) {
-    return { kind: 'json_error', reason: text === '' ? 'the body is empty' : (e as Error).message };
+    return {
+      kind: 'json_error',
+      reason: text === '' ? 'the body is empty' : (e as Error).message,
+      kept: cleanedWhole(text),
+    };
   }
   const result = validateBatch(body, ctx, eventErrors ? { eventErrors } : {});
-  if (!result.ok) return { kind: 'invalid', status: result.status, error: result.error };
+  if (!result.ok)
+    return { kind: 'invalid', status: result.status, error: result.error, kept: cleanedWhole(text) };
   const data = (body as { data: unknown[] }).data;
   const exact = withJson && elements !== null && elements.length === data.length;
   const events: PreparedEvent[] = [];
@@ -99,9 +119,11 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const warnedDuplicates: number[] = [];
   const fields: [number, string[]][] = [];
   const names = new Set<string>();
+  let kept: KeptBody = { kind: 'as_sent' };
   for (let i = 0; i < result.accepted.length; i++) {
     const ev = result.accepted[i];
     const p = result.problems[i] as EventProblems;
+    if (p.errors.length || p.warnings.length) kept = keepEvent(kept, raw, elements, data.length, i, p);
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
     if (typeof name === 'string') names.add(name.slice(0, MAX_COUNTED_NAME));
     if (p.errors.length || p.warnings.length) fields.push([i, problemPaths(p)]);
@@ -128,6 +150,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   }
   return {
     kind: 'ok',
+    kept,
     response: result.response,
     events,
     failures,
@@ -136,6 +159,39 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     fields,
     names: [...names],
   };
+}
+
+/** C70: a body refused as a whole, read by the tolerant lexer with the rule's static part. */
+function cleanedWhole(text: string): KeptBody {
+  const cleaned = redactJson(text);
+  return cleaned === null ? { kind: 'as_sent' } : { kind: 'text', text: cleaned };
+}
+
+/**
+ * C70: the kept body after event `i`, whose problems name personal data or dropped values: the event's span
+ * of the bytes cleaned in place. An event the scanner could not locate leaves no body to keep.
+ */
+function keepEvent(
+  kept: KeptBody,
+  raw: Buffer,
+  elements: readonly { start: number; end: number }[] | null,
+  count: number,
+  i: number,
+  p: EventProblems,
+): KeptBody {
+  if (kept.kind === 'none') return kept;
+  const paths = personalDataPaths(p);
+  if (paths === null) return kept;
+  const el = elements !== null && elements.length === count ? elements[i] : undefined;
+  if (el === undefined) return { kind: 'none' };
+  const cleaned = redactJson(raw.toString('utf8', el.start, el.end), paths);
+  if (cleaned === null) return kept;
+  const span = { start: el.start, end: el.end, text: cleaned };
+  if (kept.kind === 'spliced') {
+    kept.spans.push(span);
+    return kept;
+  }
+  return { kind: 'spliced', spans: [span] };
 }
 
 /** The distinct field paths an event's problems name, errors first; the event itself ('') is no field. */

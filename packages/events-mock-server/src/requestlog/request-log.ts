@@ -11,13 +11,19 @@ export interface RequestLogOptions {
   maxBytes: number;
   maxAgeSeconds: number;
   maxBodyBytes: number;
+  /** Which bodies are kept (C70): every one, those of requests with a problem, or none. */
+  bodies: RequestLogBodies;
 }
+
+export const REQUEST_LOG_BODIES = ['all', 'problems', 'none'] as const;
+export type RequestLogBodies = (typeof REQUEST_LOG_BODIES)[number];
 
 export const DEFAULT_REQUEST_LOG: RequestLogOptions = {
   maxEntries: LIMITS.request_log_max_entries.value,
   maxBytes: LIMITS.request_log_max_bytes.value,
   maxAgeSeconds: LIMITS.request_log_max_age_seconds.value,
   maxBodyBytes: LIMITS.request_log_max_body_bytes.value,
+  bodies: 'all',
 };
 
 /** Entries waiting for the store at most; past it (the store is away) new ones are dropped and counted. */

@@ -108,6 +108,8 @@ export function createEventsHandler(ctx: ServerContext) {
       { thread: ctx.validation.threadFor(raw.length) },
       (performance.now() - validating) / 1000,
     );
+    // C70: what the request log may keep of this body, cleaned where it was read.
+    req.keptBody = prepared.kept;
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
     if (prepared.kind === 'bytes_error') throw bytesError(prepared.problem); // 400 (C35-C37)

@@ -1,5 +1,16 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
+ * data; they are deleted with `secure_delete`, so their bytes are overwritten in the file rather than left in
+ * free pages, and the WAL is then checkpointed and truncated.
+ */
+export const UPGRADE_TO_3_SQL = `
+PRAGMA secure_delete = ON;
+DELETE FROM request_log;
+PRAGMA secure_delete = OFF;
+`;
 
 /**
  * Tables of the embedded store (C8, C10, C11, C6). Times are milliseconds since the epoch except event_time

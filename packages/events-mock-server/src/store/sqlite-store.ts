@@ -17,7 +17,7 @@ import {
   WRITE_COLUMNS,
 } from './request-log-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './sqlite-schema.js';
+import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_3_SQL } from './sqlite-schema.js';
 import {
   type AccountReportData,
   type BatchResult,
@@ -95,7 +95,9 @@ export class SqliteStore implements Store {
       // fast as with a 64 MB cache plus memory-mapped reads, for 75 MB less RSS (see README, Performance).
       this.#db.pragma('cache_size = -16384');
       this.#db.exec(SCHEMA_SQL);
+      if (version === 2) this.#db.exec(UPGRADE_TO_3_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);
       this.#dedup = new DedupLookup(this.#db);
       this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));

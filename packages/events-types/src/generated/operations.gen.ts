@@ -403,7 +403,7 @@ export const OPERATIONS = [
       method: 'get',
       path: '/admin/requests/{request_id}',
       summary: 'One logged request',
-      description: 'A logged request with its events as received and each event\'s answer (C60, C61): status, messages,\nthe field paths its problems name (`fields`) and, for a duplicate, the earlier event (`duplicate_of`).\nA body over `request_log.max_body_bytes` is not kept: then `body_truncated` is true and `event` is null.',
+      description: 'A logged request with its events as received and each event\'s answer (C60, C61): status, messages,\nthe field paths its problems name (`fields`) and, for a duplicate, the earlier event (`duplicate_of`).\nA body over `request_log.max_body_bytes` is not kept: then `body_truncated` is true and `event` is null.\n`event` never holds a value refused or dropped as personal data: its shape stands in its place (C70).',
       tag: 'operations',
       parameters: [
         {

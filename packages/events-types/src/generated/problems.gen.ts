@@ -35,6 +35,7 @@ export const PROBLEM_CODES = {
       template: '{path} was dropped: it is sent only by a partner, equal to the partner\'s {with} (ss-<company>), and {with} is {agreed}. Leave it out unless Pinterest agreed it with you.',
       params: ['agreed', 'path', 'with'],
       description: 'custom_data.np is sent without an agreed partner_name to match (seed 2.5, C23).',
+      drops: true,
     },
     duplicate_event: {
       severity: 'warning',
@@ -77,6 +78,7 @@ export const PROBLEM_CODES = {
       template: '{path} is not a SHA-256 hex digest (64 hex characters) and was dropped; hash the normalized value before sending.',
       params: ['path'],
       description: 'A hashed field holds something else, such as a raw email; raw personal data is never stored (C4, C5).',
+      drops: true,
     },
     integer_not_exact: {
       severity: 'failed',
@@ -105,6 +107,7 @@ export const PROBLEM_CODES = {
       template: '{path} must be {expected}; received {received}. The value was dropped.[[ Send {suggestion}.]]',
       params: ['expected', 'path', 'received', 'suggestion'],
       description: 'An optional code is not in its list, such as language "en-US" (C4); it is not stored.',
+      drops: true,
     },
     invalid_decimal: {
       severity: 'failed',
@@ -130,9 +133,10 @@ export const PROBLEM_CODES = {
     invalid_ip_dropped: {
       severity: 'warning',
       kind: 'ip-address',
-      template: '{path} was dropped: {reason}; received {received}.',
-      params: ['path', 'reason', 'received'],
+      template: '{path} was dropped: {reason}.',
+      params: ['path', 'reason'],
       description: 'client_ip_address is not a valid IPv4/IPv6 address, or is all zeros (C4).',
+      drops: true,
       reasons: {
         all_zeros: 'an all-zeros address is not a client IP',
         invalid: 'it is not a valid IPv4 or IPv6 address',
@@ -159,12 +163,13 @@ export const PROBLEM_CODES = {
       template: '{path} was dropped: {reason}. Send the full User-Agent header of the browser.',
       params: ['path', 'reason'],
       description: 'client_user_agent is empty, "Other", a bot, or names too few software or system details (C4, C22, seed 2.4).',
+      drops: true,
       reasons: {
         bot: 'it is a bot or automated client (it contains {match})',
         empty: 'it is empty',
-        few_system_items: '{value} names {count} system detail(s); a user agent names at least {min} in parentheses, such as (Windows NT 10.0; Win64)',
-        ip_address: '{value} is an IP address, not a user agent (are the two fields swapped?)',
-        no_product_token: '{value} has no product/version token such as Mozilla/5.0',
+        few_system_items: 'it names {count} system detail(s); a user agent names at least {min} in parentheses, such as (Windows NT 10.0; Win64)',
+        ip_address: 'it is an IP address, not a user agent (are the two fields swapped?)',
+        no_product_token: 'it has no product/version token such as Mozilla/5.0',
         placeholder: '{value} is a placeholder, not a user agent',
       },
     },
@@ -202,6 +207,7 @@ export const PROBLEM_CODES = {
       template: '{path} must be {expected}; received {received}. The value was dropped.',
       params: ['expected', 'path', 'received'],
       description: 'An optional string does not have the recommended shape, such as partner_name (C4); it is not stored.',
+      drops: true,
     },
     recommended_missing: {
       severity: 'warning',
@@ -237,6 +243,7 @@ export const PROBLEM_CODES = {
       template: '{path} is not a known field and was dropped.[[ Did you mean {suggestion}?]]',
       params: ['path', 'suggestion'],
       description: 'An unknown key in user_data, such as fn, is dropped (C4, seed 2.4).',
+      drops: true,
     },
   } as const;
 /** A stable per-event problem code. */
@@ -255,6 +262,7 @@ export const VALUE_SHAPES = {
     number: 'a number',
     object: 'an object with {count} key(s)',
     phone: 'an unhashed phone number',
+    redacted: '(not kept: {shape}[[, {count} character(s)]])',
     string: 'a string of {count} character(s)',
   } as const;
 /** Request-level outcomes of C2, in the order they are checked. */

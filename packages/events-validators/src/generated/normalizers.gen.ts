@@ -142,3 +142,5 @@ export const FIELD_NORMALIZERS: Readonly<Record<string, (s: string, x: StepConte
 export const UNHASHED_FIELDS: ReadonlySet<string> = new Set(['click_id', 'client_ip_address', 'client_user_agent', 'partner_id']);
 /** Name of the country field, whose normalized value selects the zip rule (C5). */
 export const COUNTRY_FIELD: string | undefined = 'country';
+/** The event member holding the hashed fields (C21, C70). */
+export const PERSONAL_DATA_MEMBER: string | undefined = 'user_data';

@@ -1786,7 +1786,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         {
           const r = ipProblem(x);
           if (r !== undefined) {
-            ipDropped(o, p, i, 'client_ip_address', x, r);
+            ipDropped(o, p, i, 'client_ip_address', r);
             dm |= 4096;
             break;
           }

@@ -1,5 +1,5 @@
 import { PROBLEM_CODES } from '@org/events-types';
-import { type EventProblems, pathOf, received, report } from './problems.js';
+import { type EventProblems, pathOf, report } from './problems.js';
 
 // The texts of the {reason} parameter are spec data (messages.yaml); this kind only tells the cases apart.
 const REASONS = PROBLEM_CODES.invalid_ip_dropped.reasons;
@@ -117,15 +117,8 @@ export function ipProblem(s: string): string | undefined {
   return REASONS.invalid;
 }
 
-/** Reports `invalid_ip_dropped`. */
-export function ipDropped(
-  o: EventProblems,
-  p: string,
-  i: number,
-  name: string,
-  x: string,
-  reason: string,
-): void {
+/** Reports `invalid_ip_dropped`; the dropped value is not quoted (C70). */
+export function ipDropped(o: EventProblems, p: string, i: number, name: string, reason: string): void {
   const path = pathOf(p, i, name, -1);
-  report(o, 'invalid_ip_dropped', path, { path, reason, received: received(x) });
+  report(o, 'invalid_ip_dropped', path, { path, reason });
 }

@@ -12,7 +12,7 @@ const PHONE = /^\+?[\d\s().-]{7,24}$/;
  * and how large, never a character of it. A raw e-mail address or phone number is named as such, since
  * that is the mistake to fix.
  */
-function describeShape(v: unknown): string {
+export function describeShape(v: unknown): string {
   if (v === null) return SHAPES.null;
   if (Array.isArray(v)) return formatTemplate(SHAPES.array, { count: v.length });
   switch (typeof v) {

@@ -59,11 +59,10 @@ function diagnose(s: string, rule: UserAgentRule): string | undefined {
     return formatTemplate(REASONS.placeholder, { value });
   const bot = rule.bot.exec(t);
   if (bot !== null) return formatTemplate(REASONS.bot, { match: JSON.stringify(bot[0]) });
-  if (!rule.productToken.test(t))
-    return formatTemplate(isIp(t) ? REASONS.ip_address : REASONS.no_product_token, { value });
+  if (!rule.productToken.test(t)) return isIp(t) ? REASONS.ip_address : REASONS.no_product_token;
   const count = systemItems(t, rule.systemSeparator);
   if (count < rule.systemItemsMin)
-    return formatTemplate(REASONS.few_system_items, { value, count, min: rule.systemItemsMin });
+    return formatTemplate(REASONS.few_system_items, { count, min: rule.systemItemsMin });
   return undefined;
 }
 

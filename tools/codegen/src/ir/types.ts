@@ -213,6 +213,8 @@ export interface MessageIR {
   description: string;
   /** Texts of the `{reason}` parameter, one per case the rule kind tells apart, sorted by key. */
   reasons?: { key: string; template: string; params: string[] }[];
+  /** The warning removes the value at its path from the event; the request log never keeps it (C70). */
+  drops?: true;
 }
 
 export interface RequestErrorIR {

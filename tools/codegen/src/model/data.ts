@@ -204,6 +204,10 @@ export function readMessages(r: Reader): MessageIR[] {
         params: templateParams(m.at('template')),
         description: m.at('description').string(),
       };
+      if (m.at('drops').present) {
+        if (message.severity !== 'warning') m.at('drops').fail('only a warning drops a value');
+        if (m.at('drops').boolean()) message.drops = true;
+      }
       if (m.at('reasons').present) {
         if (!message.params.includes('reason'))
           m.at('reasons').fail('reasons need a {reason} parameter in the template');
@@ -237,9 +241,10 @@ export const SHAPE_KEYS = [
   'number',
   'object',
   'phone',
+  'redacted',
   'string',
 ];
-const COUNTED_SHAPES = new Set(['array', 'object', 'string']);
+const COUNTED_SHAPES = new Set(['array', 'object', 'redacted', 'string']);
 
 export function readValueShapes(r: Reader): Record<string, string> {
   const shapes = r.at('shapes');
@@ -248,6 +253,8 @@ export function readValueShapes(r: Reader): Record<string, string> {
     if (!SHAPE_KEYS.includes(key)) t.fail(`unknown shape "${key}"; shapes are ${SHAPE_KEYS.join(', ')}`);
     if (COUNTED_SHAPES.has(key) && !templateParams(t).includes('count'))
       t.fail('this shape needs a {count} parameter');
+    if (key === 'redacted' && !templateParams(t).includes('shape'))
+      t.fail('the redacted shape needs a {shape} parameter');
     out[key] = t.string();
   }
   for (const key of SHAPE_KEYS) if (!(key in out)) shapes.fail(`shape "${key}" is missing`);

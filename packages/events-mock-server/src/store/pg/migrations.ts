@@ -243,4 +243,13 @@ CREATE TABLE timeline_counts (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'request log without values refused as personal data',
+    // C70: entries of earlier versions may keep values refused or dropped as personal data. TRUNCATE gives
+    // the table new files and unlinks the old ones at commit, rather than leaving dead rows until a vacuum.
+    sql: `
+TRUNCATE request_log;
+`,
+  },
 ];

@@ -105,6 +105,7 @@ function problemsFile(ir: IR): EmittedFile {
         template: m.template,
         params: m.params,
         description: m.description,
+        ...(m.drops ? { drops: true } : {}),
         ...(m.reasons ? { reasons: Object.fromEntries(m.reasons.map((x) => [x.key, x.template])) } : {}),
       },
     ]),

@@ -2,7 +2,7 @@ import type { EmittedFile } from '../../emit/emitter.js';
 import { doc, literal } from '../../emit/literal.js';
 import { tsFile } from '../../emit/ts-file.js';
 import { camel, pascal, quote } from './code.js';
-import type { ValidatorModel } from './model.js';
+import { refName, type ValidatorModel } from './model.js';
 import { FileScope } from './scope.js';
 
 /** Normalization steps the runtime implements (packages/events-validators/src/lib/normalize-steps.ts). */
@@ -48,6 +48,12 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
           throw new Error(`events-validators: ${s.name}.${f.name} names unknown kind ${f.normalize}`);
         fields.push(`  ${f.name}: normalize${pascal(f.normalize)},`);
       }
+  // C70: the event member whose object holds the hashed fields (user_data), read by the request log's
+  // redaction wherever such an object sits in a body.
+  const holder = m.schemas.find((s) => s.fields.some((f) => f.normalize));
+  const members = holder ? m.event.fields.filter((f) => refName(f.type) === holder.name) : [];
+  if (holder && members.length !== 1)
+    throw new Error(`events-validators: ${m.event.name} must hold ${holder.name} in exactly one member`);
   const path = `${dir}/normalizers.gen.ts`;
   const statements = [
     ...scope.importStatements(),
@@ -58,6 +64,7 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
       const c = m.schemas.flatMap((s) => s.fields).find((f) => f.normalize === 'country');
       return c ? quote(c.name) : 'undefined';
     })()};`,
+    `/** The event member holding the hashed fields (C21, C70). */\nexport const PERSONAL_DATA_MEMBER: string | undefined = ${members[0] ? quote(members[0].name) : 'undefined'};`,
   ];
   return { path, content: tsFile(path, statements) };
 }

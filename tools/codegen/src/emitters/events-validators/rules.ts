@@ -179,7 +179,7 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
       return block('', [
         `const r = ${lib('ip', 'ipProblem')}(${v});`,
         ...block('if (r !== undefined) ', [
-          `${lib('ip', 'ipDropped')}(o, p, i, ${quote(site.name)}, ${v}, r);`,
+          `${lib('ip', 'ipDropped')}(o, p, i, ${quote(site.name)}, r);`,
           ...site.drop,
         ]),
       ]);
