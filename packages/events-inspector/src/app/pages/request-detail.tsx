@@ -107,7 +107,10 @@ function EventCard({ item }: { item: RequestItem }) {
       )}
       <div class="event-body">
         {item.event === null ? (
-          <p class="muted">The body was not JSON; there is no event to show.</p>
+          <p class="muted">
+            The body was not kept (<code>request_log.bodies</code> or <code>max_body_bytes</code>); there is
+            no event to show.
+          </p>
         ) : (
           <JsonView value={item.event} highlight={item.fields} notes={notes} />
         )}
