@@ -51,8 +51,8 @@ export const REQUEST_PROBLEM_TABLE = {
       status: 429,
       code: 8,
       message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
-      template: '{scope} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
-      params: ['limit', 'retryAfter', 'scope', 'window'],
+      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
     },
     admin_session_missing: {
       outcome: 'unauthorized',
@@ -718,7 +718,7 @@ export type RequestProblem = keyof typeof REQUEST_PROBLEM_TABLE;
 export interface RequestProblemParams {
   ad_account_id_invalid: { received: string | number };
   ad_account_unknown: { received: string | number };
-  admin_login_throttled: { limit: string | number; retryAfter: string | number; scope: string | number; window: string | number };
+  admin_login_throttled: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   admin_session_missing: Record<string, never>;
   admin_session_token_invalid: Record<string, never>;
   admin_token_invalid: Record<string, never>;

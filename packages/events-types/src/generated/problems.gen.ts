@@ -376,8 +376,8 @@ export const REQUEST_PROBLEMS = {
     ad_account_unknown: { error: 'ad_account_not_found', template: 'no ad account {received}', params: ['received'] },
     admin_login_throttled: {
       error: 'rate_limited',
-      template: '{scope} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
-      params: ['limit', 'retryAfter', 'scope', 'window'],
+      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
     },
     admin_session_missing: {
       error: 'unauthorized',
