@@ -99,7 +99,9 @@ describe('N2: CSRF on state-changing admin calls made with the session cookie (C
     expect((await h.call('DELETE', `/admin/faults/${created.body.id}`, { headers: ok })).status).toBe(204);
     expect((await h.call('DELETE', '/admin/faults', { headers: same })).status).toBe(403);
     expect((await h.call('DELETE', '/admin/faults', { headers: ok })).status).toBe(204);
-    const tag = { data: [{ ad_account_id: A, event_name: 'checkout', event_id: 't-1', event_time: h.nowS() }] };
+    const tag = {
+      data: [{ ad_account_id: A, event_name: 'checkout', event_id: 't-1', event_time: h.nowS() }],
+    };
     expect((await h.call('POST', '/admin/tag_events', { headers: same, body: tag })).status).toBe(403);
     expect((await h.call('POST', '/admin/tag_events', { headers: ok, body: tag })).status).toBe(200);
     // Reading calls need the cookie only.
@@ -269,10 +271,14 @@ describe('N6: the session cookie is Secure over HTTPS behind a trusted proxy (C7
   });
 
   test('a trusted proxy saying https makes it Secure (and the served origin https)', async () => {
-    h = await startHarness({ config: { ...testConfig(), server: { trusted_proxies: ['127.0.0.0/8', '::1'] } } });
+    h = await startHarness({
+      config: { ...testConfig(), server: { trusted_proxies: ['127.0.0.0/8', '::1'] } },
+    });
     const secure = await login(https);
     expect(secure.setCookie).toMatch(
-      new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict$`),
+      new RegExp(
+        `^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict$`,
+      ),
     );
     expect((await login()).setCookie).not.toContain('Secure');
     // The CSRF check follows: behind the proxy the page's origin is https.

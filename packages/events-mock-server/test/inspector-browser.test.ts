@@ -63,7 +63,11 @@ describe.skipIf(!hasChromium)(
         urls.push(r.url());
         // C71: what each state-changing admin call of the page carried.
         if (r.method() !== 'GET' && new URL(r.url()).pathname.startsWith('/admin/'))
-          changes.push(r.allHeaders().then((headers) => ({ call: `${r.method()} ${new URL(r.url()).pathname}`, headers })));
+          changes.push(
+            r
+              .allHeaders()
+              .then((headers) => ({ call: `${r.method()} ${new URL(r.url()).pathname}`, headers })),
+          );
       });
       page.on('pageerror', (e) => pageErrors.push(e.message));
       mkdirSync(artifacts, { recursive: true });

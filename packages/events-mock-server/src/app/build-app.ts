@@ -9,8 +9,8 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { AuthFailure, Principal } from '../auth/directory.js';
 import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../auth/csrf.js';
+import type { AuthFailure, Principal } from '../auth/directory.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
@@ -121,7 +121,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
       const route = ROUTES[op];
       req.auth = ctx.directory.authenticate(req.headers.authorization);
       // C64: an admin route takes the session cookie when no Authorization header is sent.
-      const session = req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+      const session =
+        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(req.cookies[SESSION_COOKIE]);
       if (session) {
         // C71: a state-changing call with the cookie must come from this server's origin with the session's
         // CSRF token; refused (403) before anything else of the request is read.

@@ -15,7 +15,9 @@ export function takesSession(route: Route): boolean {
 export function needsCsrf(route: Route): boolean {
   return route.security.some(
     (alt) =>
-      alt.scheme === 'admin_session' && 'with' in alt && (alt.with as readonly string[]).includes('admin_csrf'),
+      alt.scheme === 'admin_session' &&
+      'with' in alt &&
+      (alt.with as readonly string[]).includes('admin_csrf'),
   );
 }
 
@@ -65,6 +67,7 @@ export function checkSameOrigin(req: FastifyRequest, publicOrigin: string | unde
 /** C71, second check: the session's own CSRF token in its header. */
 export function checkCsrfToken(req: FastifyRequest, session: AdminSession): void {
   const sent = header(req, CSRF_HEADER);
-  if (sent === undefined || sent === '') throw requestError('csrf_token_missing', `headers.${CSRF_HEADER}`, {});
+  if (sent === undefined || sent === '')
+    throw requestError('csrf_token_missing', `headers.${CSRF_HEADER}`, {});
   if (!sameToken(session, sent)) throw requestError('csrf_token_wrong', `headers.${CSRF_HEADER}`, {});
 }

@@ -5,7 +5,8 @@ import type { Clock } from '../core/clock.js';
 /** The name an apiKey scheme of the spec travels under; a spec without it is a generator bug, said at load. */
 function apiKeyName(name: string, what: string): string {
   const scheme = SECURITY_SCHEMES.find((s) => s.name === name);
-  if (!scheme || !('parameter' in scheme)) throw new Error(`spec: the ${name} security scheme (${what}) is missing`);
+  if (!scheme || !('parameter' in scheme))
+    throw new Error(`spec: the ${name} security scheme (${what}) is missing`);
   return scheme.parameter.name as string;
 }
 

@@ -93,19 +93,17 @@ const proxyAddress = z
   );
 
 /** An origin as browsers send it in `Origin`: http(s)://host[:port], no path. */
-const origin = z
-  .string({ error: missingOr('must be an origin such as https://events.example.com') })
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v;
-      } catch {
-        return false;
-      }
-    },
-    { error: missingOr('must be an origin such as https://events.example.com (scheme, host, port; no path)') },
-  );
+const origin = z.string({ error: missingOr('must be an origin such as https://events.example.com') }).refine(
+  (v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v;
+    } catch {
+      return false;
+    }
+  },
+  { error: missingOr('must be an origin such as https://events.example.com (scheme, host, port; no path)') },
+);
 
 const adAccount = object({
   id: text().pipe(

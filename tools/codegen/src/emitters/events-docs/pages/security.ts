@@ -51,7 +51,8 @@ export const securityPage: Page = {
     const window = lim('admin_login_window_seconds');
     const perClient = lim('admin_login_failures_per_client_max');
     const overall = lim('admin_login_failures_max');
-    const scheme = (s: SecuritySchemeIR) => `${code(s.name)} (${s.parameter ? `${s.parameter.in} ${code(s.parameter.name)}` : `${s.type} ${s.scheme ?? ''}`.trim()})`;
+    const scheme = (s: SecuritySchemeIR) =>
+      `${code(s.name)} (${s.parameter ? `${s.parameter.in} ${code(s.parameter.name)}` : `${s.type} ${s.scheme ?? ''}`.trim()})`;
     return blocks(
       `The events API takes bearer tokens only (${link('Authentication', 'authentication')}). The admin API (${code('/admin/*')}, C12) takes the admin token, or a session cookie obtained with it for browsers (C64); this page lists what protects it. Every refusal is in the service's error format (${link('Request errors', 'request-errors')}).`,
       '## Admin token or session cookie',
