@@ -9,7 +9,6 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../auth/csrf.js';
 import type { AuthFailure, Principal } from '../auth/directory.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import { RequestError, requestError } from '../core/request-error.js';
@@ -17,6 +16,7 @@ import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../gen
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
+import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../http/csrf.js';
 import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';

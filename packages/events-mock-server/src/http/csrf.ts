@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { type AdminSession, CSRF_HEADER, sameToken } from '../auth/sessions.js';
 import { received, requestError } from '../core/request-error.js';
 import type { ROUTES } from '../generated/routes.gen.js';
-import { originOf } from '../routes/openapi-origin.js';
-import { type AdminSession, CSRF_HEADER, sameToken } from './sessions.js';
+import { originOf } from './origin.js';
 
 type Route = (typeof ROUTES)[keyof typeof ROUTES];
 
