@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
 import { Directory } from './auth/directory.js';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from './auth/login-throttle.js';
 import { AdminSessions } from './auth/sessions.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { configFromObject, loadConfigFile } from './config/load.js';
@@ -191,6 +192,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       metrics,
       requestLog,
       sessions: new AdminSessions(clock),
+      loginThrottle: new LoginThrottle(clock, {
+        ...DEFAULT_LOGIN_THROTTLE,
+        ...definedOnly({
+          windowSeconds: config.admin.loginWindowSeconds,
+          failuresPerClient: config.admin.loginFailuresPerClient,
+          failuresOverall: config.admin.loginFailuresOverall,
+        }),
+      }),
+      publicOrigin: config.admin.publicOrigin,
       validation: new ValidationPool({
         ...(options.validationThreads !== undefined ? { threads: options.validationThreads } : {}),
         ...(options.validationMinBytes !== undefined ? { minBytes: options.validationMinBytes } : {}),
@@ -214,6 +224,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     app = await buildApp(ctx, {
       logger,
       transport,
+      trustedProxies: config.server.trustedProxies ?? [],
       ...(options.docs !== undefined ? { docs: options.docs } : {}),
       ...(options.inspector !== undefined ? { inspector: options.inspector } : {}),
     });

@@ -2,6 +2,7 @@
 // the admin session cookie (C64) stands in for the admin token on every admin route.
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { CSRF_HEADER } from '../src/auth/sessions.js';
 import { A, B, event, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
@@ -132,7 +133,9 @@ describe('C63 exports', () => {
 describe('C64 admin sessions', () => {
   test('log in with the admin token, use the cookie on admin routes, log out', async () => {
     const login = await h.call('POST', '/admin/session', { body: { token: T.admin } });
-    expect(login.status).toBe(204);
+    expect(login.status).toBe(200);
+    // C71: the answer holds the session's CSRF token, for state-changing calls made with the cookie.
+    expect(Object.keys(login.body)).toEqual(['csrf_token', 'expires_at']);
     const setCookie = login.headers.get('set-cookie') as string;
     expect(setCookie).toMatch(
       /^ems_admin=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/,
@@ -147,7 +150,9 @@ describe('C64 admin sessions', () => {
       (await h.call('POST', `/v5/ad_accounts/${A}/events`, { headers: { cookie }, body: { data: [] } }))
         .status,
     ).toBe(401);
-    const logout = await withCookie('DELETE', '/admin/session');
+    const logout = await h.call('DELETE', '/admin/session', {
+      headers: { cookie, origin: h.url, [CSRF_HEADER]: login.body.csrf_token },
+    });
     expect(logout.status).toBe(204);
     expect(logout.headers.get('set-cookie')).toMatch(
       /^ems_admin=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,

@@ -1,7 +1,8 @@
 // The inspector page in Debian's Chromium (playwright-core, never a downloaded browser) against the real
 // server started in process on SQLite (issue 13 point 5, C68): sign in with the admin token, send a valid and
 // a bad event with fetch, watch both requests appear live, open the failed event and find its message next
-// to its highlighted field, filter, export, and the faults list. The token never appears in a URL the page
+// to its highlighted field, filter, export, and the faults list (whose changes carry the session's CSRF token
+// and the page's origin, C71). The token never appears in a URL the page
 // asks for, and the page loads nothing from another host. Screenshots go to test-artifacts/inspector/.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { inspectorBuilt } from '@org/events-inspector';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CSRF_HEADER } from '../src/auth/sessions.js';
 import { type RunningServer, startServer } from '../src/index.js';
 import { CHROMIUM, hasChromium, launchChromium } from './support/chromium.js';
 import { event } from './support/fixtures.js';
@@ -33,6 +35,7 @@ describe.skipIf(!hasChromium)(
     const urls: string[] = [];
     const pageErrors: string[] = [];
     const ids: { good?: string; bad?: string } = {};
+    const changes: Promise<{ call: string; headers: Record<string, string> }>[] = [];
 
     const send = async (events: unknown[]) => {
       const r = await fetch(`${server.url}/v5/ad_accounts/${account}/events`, {
@@ -56,7 +59,16 @@ describe.skipIf(!hasChromium)(
         acceptDownloads: true,
       });
       page = await context.newPage();
-      page.on('request', (r) => urls.push(r.url()));
+      page.on('request', (r) => {
+        urls.push(r.url());
+        // C71: what each state-changing admin call of the page carried.
+        if (r.method() !== 'GET' && new URL(r.url()).pathname.startsWith('/admin/'))
+          changes.push(
+            r
+              .allHeaders()
+              .then((headers) => ({ call: `${r.method()} ${new URL(r.url()).pathname}`, headers })),
+          );
+      });
       page.on('pageerror', (e) => pageErrors.push(e.message));
       mkdirSync(artifacts, { recursive: true });
     }, 60_000);
@@ -209,6 +221,18 @@ describe.skipIf(!hasChromium)(
       const r = await page.evaluate(async () => (await fetch('/admin/requests')).status);
       expect(r).toBe(401);
     }, 30_000);
+
+    it('sent the session CSRF token and its own origin on every call that changes state (C71)', async () => {
+      const sent = await Promise.all(changes);
+      const calls = sent.map((c) => c.call);
+      expect(calls).toContain('POST /admin/faults');
+      expect(calls.some((c) => c.startsWith('DELETE /admin/faults/'))).toBe(true);
+      expect(calls).toContain('DELETE /admin/session');
+      for (const c of sent.filter((x) => x.call !== 'POST /admin/session')) {
+        expect(c.headers[CSRF_HEADER], c.call).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(c.headers.origin, c.call).toBe(server.url);
+      }
+    });
 
     it('never put the token in a URL, loaded nothing from another host, and threw no error', () => {
       expect(urls.filter((u) => u.includes(admin))).toEqual([]);

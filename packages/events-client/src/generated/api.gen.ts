@@ -82,7 +82,7 @@ export const REQUEST_ERRORS = {
       status: 403,
       code: 29,
       message: 'You are not permitted to access that resource.',
-      fix: 'Use a token of this ad account with the scope ads:write.',
+      fix: 'Use a token of this ad account with the scope ads:write; admin calls with the session cookie send x-csrf-token from the page\'s own origin, or use the admin token.',
     },
     rate_limited: {
       status: 429,

@@ -1,22 +1,29 @@
 // The admin session: the page signs in by posting the admin token once to POST /admin/session, whose
 // HttpOnly cookie authenticates every later call, the event stream and export downloads. The page never
-// stores the token and never puts it in a URL.
+// stores the token and never puts it in a URL. The session's CSRF token (C71), answered at sign-in and by
+// GET /admin/session after a reload, is kept in memory and sent on every call that changes state.
+import type { AdminSession } from '@org/events-types';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { ApiError, api } from './api/client.js';
+import { ApiError, api, setCsrfToken } from './api/client.js';
 
 export async function signIn(token: string): Promise<void> {
-  await api.post('/admin/session', { token });
+  const session = await api.post<AdminSession>('/admin/session', { token });
+  setCsrfToken(session.csrf_token);
 }
 
 export async function signOut(): Promise<void> {
-  await api.del('/admin/session');
+  try {
+    await api.del('/admin/session');
+  } finally {
+    setCsrfToken(null);
+  }
 }
 
-/** Whether the cookie (if any) is a live session: a cheap admin call answers 401 when it is not. */
+/** Whether the cookie (if any) is a live session; if so its CSRF token is kept for later calls. */
 export async function probeSession(): Promise<boolean> {
   try {
-    await api.get('/admin/events?limit=1');
+    setCsrfToken((await api.get<AdminSession>('/admin/session')).csrf_token);
     return true;
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return false;

@@ -16,6 +16,7 @@ import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../gen
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
+import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../http/csrf.js';
 import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
@@ -57,6 +58,11 @@ export interface BuildAppOptions {
   inspector?: InspectorSource | false;
   /** Timeouts and caps of C41/C43; each defaults to its spec limit. */
   transport?: Partial<TransportOptions>;
+  /**
+   * Peers (addresses or CIDR ranges) whose X-Forwarded-Proto, -For and -Host are believed (C71): the
+   * session cookie's Secure flag, the login throttle's client address, the served origin. None by default.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Promise<FastifyInstance> {
@@ -92,6 +98,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     return503OnClosing: false,
     // Idle kept-alive sockets are closed by startServer's close() after the grace of C43, not at once.
     forceCloseConnections: false,
+    // C71: X-Forwarded-* only from the operator's proxies; from anyone else they are ignored.
+    ...(options.trustedProxies?.length ? { trustProxy: [...options.trustedProxies] } : {}),
   }) as unknown as FastifyInstance;
 
   app.server.on('connect', onConnect);
@@ -111,14 +119,24 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     if (op === 'events/create') req.loggedAt = ctx.clock.now();
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
     if (op && ROUTES[op].security.length) {
+      const route = ROUTES[op];
       req.auth = ctx.directory.authenticate(req.headers.authorization);
       // C64: an admin route takes the session cookie when no Authorization header is sent.
-      if (
-        req.auth === 'auth_missing' &&
-        ROUTES[op].security.some((s) => s.scheme === 'admin_token') &&
-        ctx.sessions.valid(req.cookies[SESSION_COOKIE])
-      )
+      const session =
+        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+      if (session) {
+        // C71: a state-changing call with the cookie must come from this server's origin with the session's
+        // CSRF token; refused (403) before anything else of the request is read.
+        if (needsCsrf(route))
+          try {
+            checkSameOrigin(req, ctx.publicOrigin);
+            checkCsrfToken(req, session);
+          } catch (e) {
+            done(e as Error);
+            return;
+          }
         req.auth = { kind: 'admin', tokenId: 'admin' };
+      }
     }
     done();
   });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
 import { ROUTES } from '../generated/routes.gen.js';
@@ -78,6 +79,33 @@ const object = <S extends z.core.$ZodLooseShape>(shape: S) =>
         : missingOr('must be a mapping')(iss),
   });
 
+/** An IPv4 or IPv6 address, or a CIDR range of one (`10.0.0.0/8`, `::1/128`). */
+const proxyAddress = z
+  .string({ error: missingOr('must be an IP address or a CIDR range such as 10.0.0.0/8') })
+  .refine(
+    (v) => {
+      const [addr, bits, ...rest] = v.split('/');
+      const family = isIP(addr ?? '');
+      if (family === 0 || rest.length) return false;
+      if (bits === undefined) return true;
+      return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+    },
+    { error: missingOr('must be an IP address or a CIDR range such as 10.0.0.0/8') },
+  );
+
+/** An origin as browsers send it in `Origin`: http(s)://host[:port], no path. */
+const origin = z.string({ error: missingOr('must be an origin such as https://events.example.com') }).refine(
+  (v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v;
+    } catch {
+      return false;
+    }
+  },
+  { error: missingOr('must be an origin such as https://events.example.com (scheme, host, port; no path)') },
+);
+
 const adAccount = object({
   id: text().pipe(
     z.string().regex(AD_ACCOUNT_ID, { error: missingOr(`must match ${AD_ACCOUNT_ID.source} (C1)`) }),
@@ -152,6 +180,15 @@ export const configSchema = object({
     max_connections: positive(1_000_000).optional(),
     max_body_bytes_in_flight: positive(2 ** 40).optional(),
     shutdown_grace_seconds: positive(3600, 0).optional(),
+    // C71: peers whose X-Forwarded-Proto/-For/-Host are believed (fastify's trustProxy); none by default.
+    trusted_proxies: list(proxyAddress).optional(),
+  }).default({}),
+  // C71: the admin API's protections; absent keys take the spec's defaults (spec/data/limits.yaml).
+  admin: object({
+    public_origin: origin.optional(),
+    login_window_seconds: positive(86400).optional(),
+    login_failures_per_client: positive(1_000_000).optional(),
+    login_failures_overall: positive(1_000_000).optional(),
   }).default({}),
   storage: object({
     /** sqlite:PATH, :memory: or postgres://... (C47); `path` is the older spelling of an SQLite file. */

@@ -20,6 +20,15 @@ export interface ServerConfig {
     maxConnections?: number;
     maxBodyBytesInFlight?: number;
     shutdownGraceSeconds?: number;
+    /** C71: proxies whose X-Forwarded-* headers are believed. */
+    trustedProxies?: string[];
+  };
+  /** C71, under `admin:` as public_origin, login_window_seconds, login_failures_per_client, ... */
+  admin: {
+    publicOrigin?: string;
+    loginWindowSeconds?: number;
+    loginFailuresPerClient?: number;
+    loginFailuresOverall?: number;
   };
   storage: { url?: string; path?: string; synchronous?: SynchronousLevel };
   limits: { url?: string; prefix?: string };
@@ -228,6 +237,13 @@ function resolve(c: RawConfig): ServerConfig {
       maxConnections: c.server.max_connections,
       maxBodyBytesInFlight: c.server.max_body_bytes_in_flight,
       shutdownGraceSeconds: c.server.shutdown_grace_seconds,
+      trustedProxies: c.server.trusted_proxies,
+    },
+    admin: {
+      publicOrigin: c.admin.public_origin,
+      loginWindowSeconds: c.admin.login_window_seconds,
+      loginFailuresPerClient: c.admin.login_failures_per_client,
+      loginFailuresOverall: c.admin.login_failures_overall,
     },
     storage: { ...c.storage },
     limits: { ...c.limits },

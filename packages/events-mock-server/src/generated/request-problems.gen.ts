@@ -45,6 +45,24 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'no ad account {received}',
       params: ['received'],
     },
+    admin_login_throttled: {
+      outcome: 'rate_limited',
+      order: 5,
+      status: 429,
+      code: 8,
+      message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
+      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
+    },
+    admin_session_missing: {
+      outcome: 'unauthorized',
+      order: 2,
+      status: 401,
+      code: 2,
+      message: 'Authentication failed.',
+      template: 'no live admin session; log in with POST /admin/session',
+      params: [],
+    },
     admin_session_token_invalid: {
       outcome: 'unauthorized',
       order: 2,
@@ -170,6 +188,42 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'must be application/json; received {received}',
       params: ['received'],
+    },
+    csrf_origin_foreign: {
+      outcome: 'forbidden',
+      order: 4,
+      status: 403,
+      code: 29,
+      message: 'You are not permitted to access that resource.',
+      template: 'must be this server\'s origin {expected} for a state-changing admin call with the session cookie; received {received}',
+      params: ['expected', 'received'],
+    },
+    csrf_origin_missing: {
+      outcome: 'forbidden',
+      order: 4,
+      status: 403,
+      code: 29,
+      message: 'You are not permitted to access that resource.',
+      template: 'missing; a state-changing admin call with the session cookie sends Origin {expected} (or Sec-Fetch-Site: same-origin, or a Referer of that origin)',
+      params: ['expected'],
+    },
+    csrf_token_missing: {
+      outcome: 'forbidden',
+      order: 4,
+      status: 403,
+      code: 29,
+      message: 'You are not permitted to access that resource.',
+      template: 'missing; a state-changing admin call with the session cookie sends the session\'s CSRF token (from POST or GET /admin/session) in this header, or uses Authorization: Bearer <admin token>',
+      params: [],
+    },
+    csrf_token_wrong: {
+      outcome: 'forbidden',
+      order: 4,
+      status: 403,
+      code: 29,
+      message: 'You are not permitted to access that resource.',
+      template: 'is not the CSRF token of this session; read it again from GET /admin/session',
+      params: [],
     },
     cursor_invalid: {
       outcome: 'invalid_request',
@@ -664,6 +718,8 @@ export type RequestProblem = keyof typeof REQUEST_PROBLEM_TABLE;
 export interface RequestProblemParams {
   ad_account_id_invalid: { received: string | number };
   ad_account_unknown: { received: string | number };
+  admin_login_throttled: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
+  admin_session_missing: Record<string, never>;
   admin_session_token_invalid: Record<string, never>;
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
@@ -678,6 +734,10 @@ export interface RequestProblemParams {
   charset_unsupported: { received: string | number };
   content_length_mismatch: Record<string, never>;
   content_type: { received: string | number };
+  csrf_origin_foreign: { expected: string | number; received: string | number };
+  csrf_origin_missing: { expected: string | number };
+  csrf_token_missing: Record<string, never>;
+  csrf_token_wrong: Record<string, never>;
   cursor_invalid: Record<string, never>;
   custom_event_name_standard: { received: string | number };
   custom_event_type_cap: { max: string | number };

@@ -1,4 +1,5 @@
 import type { Directory } from '../auth/directory.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
 import type { Faults } from '../faults/faults.js';
@@ -26,6 +27,10 @@ export interface ServerContext {
   requestLog: RequestLog;
   /** Admin sessions of the cookie login (C64). */
   sessions: AdminSessions;
+  /** Wrong admin logins per client address and overall (C71), in this process's memory. */
+  loginThrottle: LoginThrottle;
+  /** The origin the operator publishes the server at, accepted by the CSRF check beside the Host's (C71). */
+  publicOrigin: string | undefined;
   /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */
   closing: boolean;
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from '../auth/sessions.js';
+import { type AdminSession, SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from '../auth/sessions.js';
 import { RequestProblems, requestError } from '../core/request-error.js';
 import { checkAdminSessionRequest } from '../generated/request-checks.gen.js';
 import { parseJsonBody, requireJson } from '../http/body.js';
@@ -7,24 +7,51 @@ import type { ServerContext } from '../http/context.js';
 
 const COOKIE = { httpOnly: true, sameSite: 'strict', path: '/' } as const;
 
-/** Cookie login of the admin API (C64). */
+/**
+ * C71: Secure when the request came over TLS, or a trusted proxy (server.trusted_proxies) says it did with
+ * X-Forwarded-Proto; fastify's trustProxy ignores that header from any other peer.
+ */
+function cookieOptions(req: FastifyRequest) {
+  return { ...COOKIE, secure: req.protocol === 'https' };
+}
+
+/** The answer of POST and GET /admin/session: the session's CSRF token and its end (C71). */
+function sessionBody(s: AdminSession) {
+  return { csrf_token: s.csrfToken, expires_at: Math.floor(s.expiresAt / 1000) };
+}
+
+/** Cookie login of the admin API (C64), its CSRF token and login throttling (C71). */
 export function adminSessionHandlers(ctx: ServerContext) {
   return {
     'admin/session/create': async (req: FastifyRequest, reply: FastifyReply) => {
       requireJson(req);
+      // C71: a throttled address is answered 429 before its token is looked at, even a right one.
+      ctx.loginThrottle.check(req.ip);
       const problems = new RequestProblems();
       const body = checkAdminSessionRequest(parseJsonBody(req), problems);
       problems.throwIfAny();
       const who = ctx.directory.authenticate(`Bearer ${body?.token ?? ''}`);
-      if (typeof who === 'string' || who.kind !== 'admin')
+      if (typeof who === 'string' || who.kind !== 'admin') {
+        ctx.loginThrottle.failed(req.ip);
         throw requestError('admin_session_token_invalid', 'body.token', {});
-      reply.setCookie(SESSION_COOKIE, ctx.sessions.create(), { ...COOKIE, maxAge: SESSION_MAX_AGE_SECONDS });
-      return reply.code(204).send();
+      }
+      const { id, session } = ctx.sessions.create();
+      reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(req), maxAge: SESSION_MAX_AGE_SECONDS });
+      return sessionBody(session);
+    },
+
+    'admin/session/get': async (req: FastifyRequest) => {
+      const session = ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+      if (!session) throw requestError('admin_session_missing', `cookies.${SESSION_COOKIE}`, {});
+      return sessionBody(session);
     },
 
     'admin/session/delete': async (req: FastifyRequest, reply: FastifyReply) => {
-      ctx.sessions.delete(req.cookies[SESSION_COOKIE]);
-      reply.clearCookie(SESSION_COOKIE, COOKIE);
+      // Only a session whose call passed the checks of C71 (or the admin token) is ended.
+      const auth = req.auth;
+      if (auth !== null && typeof auth === 'object' && auth.kind === 'admin')
+        ctx.sessions.delete(req.cookies[SESSION_COOKIE]);
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
       return reply.code(204).send();
     },
   };

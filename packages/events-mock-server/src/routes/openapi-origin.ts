@@ -1,13 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { parse, stringify } from 'yaml';
 
-/** A Host header this server can name itself by: a host name or address and an optional port. */
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** The origin a client reached this server at, or undefined when its Host header is not a plain host. */
-export function originOf(req: FastifyRequest): string | undefined {
-  return HOST.test(req.host) ? `${req.protocol}://${req.host}` : undefined;
-}
+// The origin a client reached this server at; the CSRF check of C71 compares Origin with it too.
+export { originOf } from '../http/origin.js';
 
 const cache = new Map<string, { yaml: string; json: string }>();
 

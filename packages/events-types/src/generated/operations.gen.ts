@@ -171,12 +171,20 @@ export const OPERATIONS = [
         { status: '204', description: 'Removed.' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
       testMode: false,
     },
     {
@@ -197,6 +205,11 @@ export const OPERATIONS = [
         },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '409',
           description: 'The custom event type exists already, or the cap of 15 is reached (C10); or the server holds the most faults it may (C65).',
           schema: 'ErrorBody',
@@ -213,7 +226,10 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
       testMode: false,
     },
     {
@@ -236,6 +252,11 @@ export const OPERATIONS = [
       responses: [
         { status: '204', description: 'Removed.' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
         { status: '404', description: 'No fault with that id (C2).', schema: 'ErrorBody' },
         {
           status: 'default',
@@ -243,7 +264,10 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
       testMode: false,
     },
     {
@@ -263,7 +287,7 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }],
+      security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
     },
     {
@@ -581,6 +605,11 @@ export const OPERATIONS = [
         { status: '204', description: 'Reset.' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'Storage is unavailable; nothing of the request was stored (C2).',
           schema: 'ErrorBody',
@@ -591,7 +620,10 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
       testMode: false,
     },
     {
@@ -599,14 +631,15 @@ export const OPERATIONS = [
       method: 'post',
       path: '/admin/session',
       summary: 'Log in to the admin API',
-      description: 'Exchanges the admin token for a session cookie (C64), for the inspector page and other browser use: the\ntoken never travels in a URL and is not kept by the browser. Every admin route accepts the cookie\ninstead of `Authorization: Bearer`. Sessions live in the server\'s memory for 12 hours (limit\n`admin_session_max_age_seconds`); a restart ends them.',
+      description: 'Exchanges the admin token for a session cookie (C64), for the inspector page and other browser use: the\ntoken never travels in a URL and is not kept by the browser. Every admin route accepts the cookie\ninstead of `Authorization: Bearer`. Sessions live in the server\'s memory for 12 hours (limit\n`admin_session_max_age_seconds`); a restart ends them. The answer holds the session\'s CSRF token,\nwhich every state-changing call made with the cookie sends in the `x-csrf-token` header (C71). Wrong\ntokens are throttled per client address and overall; a throttled client is answered 429 with\n`Retry-After`, even with the right token (C71).',
       tag: 'operations',
       parameters: [],
       requestBody: 'AdminSessionRequest',
       responses: [
         {
-          status: '204',
-          description: 'Logged in; `Set-Cookie` holds the session (`ems_admin`, HttpOnly, SameSite=Strict, Path=/).',
+          status: '200',
+          description: 'Logged in; `Set-Cookie` holds the session (`ems_admin`, HttpOnly, SameSite=Strict, Path=/, and Secure over HTTPS, C71); the body holds its CSRF token.',
+          schema: 'AdminSession',
         },
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
@@ -614,6 +647,11 @@ export const OPERATIONS = [
         {
           status: '415',
           description: 'The content type is not application/json (C2).',
+          schema: 'ErrorBody',
+        },
+        {
+          status: '429',
+          description: 'Too many wrong admin logins from this client address, or from all clients, within the window (C71).',
           schema: 'ErrorBody',
         },
         {
@@ -630,18 +668,43 @@ export const OPERATIONS = [
       method: 'delete',
       path: '/admin/session',
       summary: 'Log out of the admin API',
-      description: 'Ends the session of the cookie, if any, and clears the cookie (C64). Always 204.',
+      description: 'Ends the session of the cookie and clears the cookie (C64). With a live session cookie this is a\nstate-changing call like the others: it needs the session\'s CSRF token and the server\'s own origin\n(C71), else 403. Without one, nothing is ended: 204.',
       tag: 'operations',
       parameters: [],
       responses: [
         { status: '204', description: 'Logged out; `Set-Cookie` clears the session cookie.' },
+        {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
         {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
         },
       ],
-      security: [],
+      security: [{ scheme: 'admin_session', scopes: [], with: ['admin_csrf'] }],
+      testMode: false,
+    },
+    {
+      operationId: 'admin/session/get',
+      method: 'get',
+      path: '/admin/session',
+      summary: 'The current admin session',
+      description: 'The session of the cookie, with its CSRF token (C71), for a page that was reloaded: the page keeps the\ntoken in memory only and asks for it again here. Another origin cannot read this answer (no CORS).\nWithout a live session cookie: 401.',
+      tag: 'operations',
+      parameters: [],
+      responses: [
+        { status: '200', description: 'The live session.', schema: 'AdminSession' },
+        { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: 'default',
+          description: 'An unexpected failure of the server; the error is logged under the request id.',
+          schema: 'ErrorBody',
+        },
+      ],
+      security: [{ scheme: 'admin_session', scopes: [] }],
       testMode: false,
     },
     {
@@ -657,6 +720,11 @@ export const OPERATIONS = [
         { status: '200', description: 'Number of tag events recorded.' },
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
         { status: '413', description: 'The body is over the size limit (C1, C2).', schema: 'ErrorBody' },
         {
           status: '415',
@@ -674,7 +742,10 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
       ],
-      security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
       testMode: false,
     },
     {
@@ -950,10 +1021,17 @@ export const OPERATIONS = [
 /** Authentication schemes (seed 5, C8). */
 export const SECURITY_SCHEMES = [
     {
+      name: 'admin_csrf',
+      type: 'apiKey',
+      parameter: { in: 'header', name: 'x-csrf-token' },
+      description: 'The CSRF token of an admin session (C71): 32 random bytes answered by `POST /admin/session` and\n`GET /admin/session`, bound to that session and ended with it. Every state-changing admin call made\nwith the session cookie sends it in this header, with an `Origin` of the server itself; the admin\ntoken (`Authorization: Bearer`) needs neither.',
+      scopes: {},
+    },
+    {
       name: 'admin_session',
       type: 'apiKey',
       parameter: { in: 'cookie', name: 'ems_admin' },
-      description: 'A session of the admin API (C64), set by `POST /admin/session` in exchange for the admin token: an\nopaque random id, HttpOnly, SameSite=Strict, kept in the server\'s memory for 12 hours.',
+      description: 'A session of the admin API (C64), set by `POST /admin/session` in exchange for the admin token: an\nopaque random id, HttpOnly, SameSite=Strict (and Secure over HTTPS, C71), kept in the server\'s memory\nfor 12 hours. State-changing calls made with it also need `admin_csrf` and the server\'s own origin (C71).',
       scopes: {},
     },
     {

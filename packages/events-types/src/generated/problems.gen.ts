@@ -304,15 +304,15 @@ export const REQUEST_ERRORS = [
       status: 403,
       code: 29,
       message: 'You are not permitted to access that resource.',
-      when: 'The token is not tied to this ad account, a conversion token is used outside the events endpoint, or an OAuth token lacks ads:write.',
-      fix: 'Use a token of this ad account with the scope ads:write.',
+      when: 'The token is not tied to this ad account, a conversion token is used outside the events endpoint, or an OAuth token lacks ads:write; or a state-changing admin call made with the session cookie comes from another origin or without the session\'s CSRF token (C71).',
+      fix: 'Use a token of this ad account with the scope ads:write; admin calls with the session cookie send x-csrf-token from the page\'s own origin, or use the admin token.',
     },
     {
       key: 'rate_limited',
       status: 429,
       code: 8,
       message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
-      when: 'A rate limit of C9 is spent, or an injected fault answers so (C65); Retry-After is set.',
+      when: 'A rate limit of C9 is spent, an injected fault answers so (C65), or too many wrong admin logins came from the client or from all clients (C71); Retry-After is set.',
       fix: 'Wait Retry-After seconds; prefer a conversion token, which has no rate limit on events.',
     },
     {
@@ -382,6 +382,16 @@ export const REQUEST_PROBLEMS = {
       params: ['received'],
     },
     ad_account_unknown: { error: 'ad_account_not_found', template: 'no ad account {received}', params: ['received'] },
+    admin_login_throttled: {
+      error: 'rate_limited',
+      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
+    },
+    admin_session_missing: {
+      error: 'unauthorized',
+      template: 'no live admin session; log in with POST /admin/session',
+      params: [],
+    },
     admin_session_token_invalid: { error: 'unauthorized', template: 'is not the admin token', params: [] },
     admin_token_invalid: { error: 'unauthorized', template: 'send Authorization: Bearer <admin token>', params: [] },
     auth_malformed: { error: 'unauthorized', template: 'must be "Bearer <token>"', params: [] },
@@ -427,6 +437,26 @@ export const REQUEST_PROBLEMS = {
       error: 'unsupported_media_type',
       template: 'must be application/json; received {received}',
       params: ['received'],
+    },
+    csrf_origin_foreign: {
+      error: 'forbidden',
+      template: 'must be this server\'s origin {expected} for a state-changing admin call with the session cookie; received {received}',
+      params: ['expected', 'received'],
+    },
+    csrf_origin_missing: {
+      error: 'forbidden',
+      template: 'missing; a state-changing admin call with the session cookie sends Origin {expected} (or Sec-Fetch-Site: same-origin, or a Referer of that origin)',
+      params: ['expected'],
+    },
+    csrf_token_missing: {
+      error: 'forbidden',
+      template: 'missing; a state-changing admin call with the session cookie sends the session\'s CSRF token (from POST or GET /admin/session) in this header, or uses Authorization: Bearer <admin token>',
+      params: [],
+    },
+    csrf_token_wrong: {
+      error: 'forbidden',
+      template: 'is not the CSRF token of this session; read it again from GET /admin/session',
+      params: [],
     },
     cursor_invalid: {
       error: 'invalid_request',

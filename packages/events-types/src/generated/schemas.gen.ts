@@ -36,6 +36,14 @@ export interface AccountReportTimelineRow {
   failed: FailedByCode;
 }
 
+/** A live admin session (C64) with its CSRF token (C71). */
+export interface AdminSession {
+  /** Send it in the `x-csrf-token` header of every state-changing admin call made with the session cookie (C71). Bound to this session; keep it in memory only. */
+  csrf_token: string;
+  /** When the session ends (Unix seconds). */
+  expires_at: number;
+}
+
 /** The admin token, exchanged for a session cookie (C64). */
 export interface AdminSessionRequest {
   /**

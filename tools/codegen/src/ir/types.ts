@@ -143,8 +143,11 @@ export interface OperationIR {
   parameters: ParameterIR[];
   requestBody?: string;
   responses: { status: string; description: string; schema?: string }[];
-  /** Security alternatives: each is a scheme name and its scopes. Empty for public endpoints. */
-  security: { scheme: string; scopes: string[] }[];
+  /**
+   * Security alternatives: each is a scheme name and its scopes, and `with` the schemes that must come with
+   * it (an alternative of several schemes, C71). Empty for public endpoints.
+   */
+  security: { scheme: string; scopes: string[]; with?: string[] }[];
   rateLimitCategory?: string;
   testMode: boolean;
 }

@@ -67,10 +67,23 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
           return { status, description: r.at('description').string(), ...(s ? { schema: s } : {}) };
         })
         .sort((a, b) => (a.status < b.status ? -1 : 1));
+      // Each alternative of `security` (any one suffices); an alternative of several schemes needs them all
+      // together: its first scheme names it and the others are listed in `with` (C71: cookie + CSRF header).
+      // An empty alternative (`{}`) means the operation also answers without credentials.
       const security = op
         .at('security')
         .optArray()
-        .flatMap((alt) => alt.entries().map(([scheme, scopes]) => ({ scheme, scopes: scopes.strings() })));
+        .flatMap((alt) => {
+          const [first, ...rest] = alt.entries();
+          if (!first) return [];
+          return [
+            {
+              scheme: first[0],
+              scopes: first[1].strings(),
+              ...(rest.length ? { with: rest.map(([scheme]) => scheme) } : {}),
+            },
+          ];
+        });
       const tags = op.at('tags').optArray();
       const category = op.at('x-ratelimit-category').optString();
       const requestBody = body.present ? schemaName(body) : undefined;

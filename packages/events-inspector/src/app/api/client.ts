@@ -1,5 +1,9 @@
 // Every call goes to the page's own origin with the session cookie (set by POST /admin/session); the admin
-// token is sent once, in the login body, and never kept by the page or put in a URL.
+// token is sent once, in the login body, and never kept by the page or put in a URL. Calls that change state
+// also send the session's CSRF token (C71), kept in this module's memory only, and ask for the referrer
+// policy same-origin: the page is served with no-referrer, under which the Fetch standard sends `Origin: null`
+// on a same-origin POST (Chromium sends the origin anyway), and the server wants the page's origin.
+import { SECURITY_SCHEMES } from '@org/events-types';
 
 /** The API's error body ({code, message, details}) with the HTTP status. */
 export class ApiError extends Error {
@@ -16,11 +20,30 @@ export class ApiError extends Error {
 /** Where the admin API is: the origin the page was served from (the page lives at /inspector/). */
 export const API_BASE = '';
 
+/** The header of the session's CSRF token, as the spec names it (the `admin_csrf` scheme, C71). */
+const CSRF_HEADER = (() => {
+  const scheme = SECURITY_SCHEMES.find((s) => s.name === 'admin_csrf');
+  if (!scheme || !('parameter' in scheme)) throw new Error('spec: the admin_csrf security scheme is missing');
+  return scheme.parameter.name;
+})();
+
+let csrfToken: string | null = null;
+
+/** Keeps (or forgets, with null) the CSRF token of the current session, answered by /admin/session. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (body !== undefined) {
-    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+    headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    if (csrfToken !== null) headers[CSRF_HEADER] = csrfToken;
+    init.referrerPolicy = 'same-origin';
   }
   const res = await fetch(`${API_BASE}${path}`, init);
   if (res.status === 204) return undefined as T;

@@ -21,6 +21,7 @@ import { overviewPage } from './pages/overview.js';
 import type { Page } from './pages/page.js';
 import { rateLimitsPage } from './pages/rate-limits.js';
 import { requestErrorsPage } from './pages/request-errors.js';
+import { securityPage } from './pages/security.js';
 import { testModePage } from './pages/test-mode.js';
 import { redocFiles } from './vendor.js';
 
@@ -34,6 +35,7 @@ const PUBLIC = `${PKG}/public`;
 const PAGES: Page[] = [
   endpointPage,
   authenticationPage,
+  securityPage,
   fieldsPage,
   eventNamesPage,
   customEventsPage,

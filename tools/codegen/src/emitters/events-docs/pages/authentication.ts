@@ -1,5 +1,5 @@
 import type { DocsContext } from '../context.js';
-import { blocks, code, link, list, table } from '../md.js';
+import { blocks, code, link, list, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 export const authenticationPage: Page = {
@@ -10,7 +10,7 @@ export const authenticationPage: Page = {
     const { ir } = ctx;
     const schemes = ir.securitySchemes;
     const reaches = (scheme: string) =>
-      ctx.operations.filter((o) => o.security.some((s) => s.scheme === scheme));
+      ctx.operations.filter((o) => o.security.some((s) => s.scheme === scheme || s.with?.includes(scheme)));
     const scoped = schemes.filter((s) => Object.keys(s.scopes).length);
     const header = `${code('Authorization: Bearer <token>')}`;
     return blocks(
@@ -28,15 +28,25 @@ export const authenticationPage: Page = {
         ),
       ]),
       '## Which endpoints each token reaches',
-      'From the `security` of every operation of the spec: a token reaches an endpoint when its scheme is one of the alternatives listed there, with the scopes named.',
+      'From the `security` of every operation of the spec: a token reaches an endpoint when its scheme is one of the alternatives listed there, with the scopes named; an alternative of two schemes needs both together (the admin session cookie with its CSRF header, C71). See also the '.concat(
+        link('Security', 'security'),
+        ' page.',
+      ),
       table(
         ['Endpoint', ...schemes.map((s) => code(s.name))],
         ctx.operations.map((o) => [
           `${code(`${o.method.toUpperCase()} ${o.path}`)}`,
           ...schemes.map((s) => {
             const alt = o.security.find((x) => x.scheme === s.name);
+            // A scheme needed together with another one (C71: the session cookie and its CSRF header).
+            const partOf = o.security.find((x) => x.with?.includes(s.name));
+            if (partOf) return `with ${code(partOf.scheme)}`;
             if (!alt) return o.security.length ? 'no' : 'no token needed';
-            return alt.scopes.length ? `yes, with ${alt.scopes.map(code).join(', ')}` : 'yes';
+            const also = alt.with?.length ? `with ${words(alt.with.map(code))}` : '';
+            const scopes = alt.scopes.length ? `with ${alt.scopes.map(code).join(', ')}` : '';
+            return [scopes, also].filter(Boolean).length
+              ? `yes, ${[scopes, also].filter(Boolean).join(' and ')}`
+              : 'yes';
           }),
         ]),
       ),

@@ -23,7 +23,8 @@ export function authText(op: OperationIR): string {
   if (!op.security.length) return 'none';
   return words(
     op.security.map(
-      (s) => `${code(s.scheme)}${s.scopes.length ? ` (${s.scopes.map(code).join(', ')})` : ''}`,
+      (s) =>
+        `${code(s.scheme)}${s.scopes.length ? ` (${s.scopes.map(code).join(', ')})` : ''}${s.with?.length ? ` with ${words(s.with.map(code))}` : ''}`,
     ),
     'or',
   );
