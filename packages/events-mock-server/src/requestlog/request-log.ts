@@ -23,7 +23,7 @@ export const DEFAULT_REQUEST_LOG: RequestLogOptions = {
   maxBytes: LIMITS.request_log_max_bytes.value,
   maxAgeSeconds: LIMITS.request_log_max_age_seconds.value,
   maxBodyBytes: LIMITS.request_log_max_body_bytes.value,
-  bodies: 'all',
+  bodies: 'problems',
 };
 
 /** Entries waiting for the store at most; past it (the store is away) new ones are dropped and counted. */

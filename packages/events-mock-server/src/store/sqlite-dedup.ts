@@ -9,9 +9,6 @@ export interface DedupRow {
   event_seq: number | null;
 }
 
-/** Keys per lookup statement (2 parameters each: far below SQLite's variable limit). */
-const CHUNK = 64;
-
 type Kind = 'lookup' | 'lookupTags';
 
 /** One key in both tables at once: the common 1-event request pays one statement, no tag probe. */
@@ -21,31 +18,35 @@ const ONE_KEY_SQL = `SELECT event_name, event_id, 'api' AS source, received_at A
   SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq
     FROM tag_events WHERE ad_account_id = @account AND event_id = @id AND event_name = @name AND seen_at >= @since`;
 
-function lookupSql(kind: Kind, n: number): string {
-  const rows = Array.from({ length: n }, () => '(?, ?)').join(', ');
-  return kind === 'lookup'
-    ? `SELECT event_name, event_id, 'api' AS source, received_at AS seen_at, event_time, seq AS event_seq FROM events
-        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows}) AND received_at >= ?`
-    : `SELECT event_name, event_id, 'tag' AS source, seen_at, event_time, NULL AS event_seq FROM tag_events
-        WHERE ad_account_id = ? AND (event_id, event_name) IN (VALUES ${rows}) AND seen_at >= ?`;
-}
+/**
+ * Every key of a batch in one statement: the keys travel as one JSON array of [event_id, event_name] pairs,
+ * read by json_each as the outer loop (CROSS JOIN fixes the order), each probing the key index once.
+ */
+const MANY_KEYS_SQL: Record<Kind, string> = {
+  lookup: `SELECT e.event_name, e.event_id, 'api' AS source, e.received_at AS seen_at, e.event_time, e.seq AS event_seq
+    FROM json_each(@keys) AS k CROSS JOIN events AS e
+    WHERE e.ad_account_id = @account AND e.event_id = k.value ->> 0 AND e.event_name = k.value ->> 1
+      AND e.received_at >= @since`,
+  lookupTags: `SELECT t.event_name, t.event_id, 'tag' AS source, t.seen_at, t.event_time, NULL AS event_seq
+    FROM json_each(@keys) AS k CROSS JOIN tag_events AS t
+    WHERE t.ad_account_id = @account AND t.event_id = k.value ->> 0 AND t.event_name = k.value ->> 1
+      AND t.seen_at >= @since`,
+};
 
 /**
  * The dedup lookup of C6 on one connection: the writer's, inside its batch transaction, or a read-only
  * connection of the event loop (test mode, C7), which WAL lets read beside the writer thread without a
- * thread hop. Keys are looked up in chunks of multi-row statements, each prepared once.
+ * thread hop. One statement per batch (two when tag events were ever recorded), each prepared once.
  */
 export class DedupLookup {
-  static readonly CHUNK = CHUNK;
-  readonly #db: Db;
   readonly #anyTag: Statement;
   readonly #oneKey: Statement;
-  readonly #stmts = new Map<string, Statement>();
+  readonly #many: Record<Kind, Statement>;
 
   constructor(db: Db) {
-    this.#db = db;
     this.#anyTag = db.prepare('SELECT 1 FROM tag_events LIMIT 1');
     this.#oneKey = db.prepare(ONE_KEY_SQL);
+    this.#many = { lookup: db.prepare(MANY_KEYS_SQL.lookup), lookupTags: db.prepare(MANY_KEYS_SQL.lookupTags) };
   }
 
   /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
@@ -71,18 +72,16 @@ export class DedupLookup {
       const cur = out.get(k);
       if (r.seen_at >= since && (!cur || r.seen_at < cur.seen_at)) out.set(k, r);
     };
-    for (let i = 0; i < keys.length; i += CHUNK) {
-      const chunk = keys.slice(i, i + CHUNK);
-      const args: (string | number)[] = [adAccountId];
-      for (const k of chunk) args.push(k.eventId, k.eventName);
-      args.push(since);
-      type Found = DedupRow & { event_name: string; event_id: string };
-      for (const r of this.#stmt('lookup', chunk.length).all(...args) as Found[])
-        keep(dedupKey(r.event_name, r.event_id), r);
-      if (tags)
-        for (const r of this.#stmt('lookupTags', chunk.length).all(...args) as Found[])
-          keep(dedupKey(r.event_name, r.event_id), r);
+    const pairs: [string, string][] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as DedupKey;
+      pairs[i] = [k.eventId, k.eventName];
     }
+    const args = { keys: JSON.stringify(pairs), account: adAccountId, since };
+    type Found = DedupRow & { event_name: string; event_id: string };
+    for (const r of this.#many.lookup.all(args) as Found[]) keep(dedupKey(r.event_name, r.event_id), r);
+    if (tags)
+      for (const r of this.#many.lookupTags.all(args) as Found[]) keep(dedupKey(r.event_name, r.event_id), r);
     return out;
   }
 
@@ -94,13 +93,4 @@ export class DedupLookup {
     return out;
   }
 
-  #stmt(kind: Kind, n: number): Statement {
-    const key = `${kind}:${n}`;
-    let st = this.#stmts.get(key);
-    if (!st) {
-      st = this.#db.prepare(lookupSql(kind, n));
-      this.#stmts.set(key, st);
-    }
-    return st;
-  }
 }
