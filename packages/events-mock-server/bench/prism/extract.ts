@@ -14,9 +14,10 @@
 // `node --import tsx bench/prism/extract.ts` writes both; `--check` exits 1 when a committed file differs from
 // what the sources give, or when the event schemas of the two documents differ (Prism and ajv must check the
 // same thing). `pnpm bench` runs the check first and prints a line when a file is stale.
-import { isDeepStrictEqual } from 'node:util';
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { CONVERSION_EVENT_JSON_SCHEMA } from '../../../events-validators/src/generated/json-schema.gen.js';
 
