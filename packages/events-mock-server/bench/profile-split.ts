@@ -18,7 +18,8 @@
 // The bench's own servers (floor, fastify floor, ajv reference) have no frame for JSON.parse: V8 counts it in
 // their handler, whose own time is therefore `parse` (what Node does under it, `framework and hooks`). Prism's stages are named by its packages (micri's
 // JSON parse, prism-http's validator and compiled ajv, its mocker, its logger, its router and server).
-// Only samples inside the measured window count (the warm-up and start-up are left out).
+// Only samples inside the measured window count (the warm-up and start-up are left out). V8 samples on the
+// wall clock: a thread waiting in a call (an fsync) or descheduled keeps counting at its current frame.
 //
 // Standalone: `node --import tsx bench/profile-split.ts bench-profiles/test-mode-100 ...`; with
 // PROFILE_SPLIT_EXPLAIN=<stage> it also lists the leaf frames that take most of that stage.
