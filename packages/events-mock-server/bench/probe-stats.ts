@@ -8,4 +8,7 @@ export interface ProbeStats {
   lagP99: number;
   /** CPU time (user + system) since `start`, in microseconds. */
   cpuMicros: number;
+  /** The window since `start`, on the clock of V8's CPU profiles (CLOCK_MONOTONIC, µs). */
+  startUs: number;
+  endUs: number;
 }

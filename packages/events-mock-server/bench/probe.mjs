@@ -15,10 +15,14 @@ export function serveProbe(url, close) {
   const lag = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   lag.enable();
   let cpu = process.cpuUsage();
+  // The window on the clock of V8's CPU profiles (CLOCK_MONOTONIC, µs), for bench/profile-split.ts.
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  let startUs = nowUs();
   process.on('message', (m) => {
     if (m === 'start') {
       lag.reset();
       cpu = process.cpuUsage();
+      startUs = nowUs();
     } else if (m === 'stats') {
       const used = process.cpuUsage(cpu);
       /** @type {import('./probe-stats.js').ProbeStats} */
@@ -27,6 +31,8 @@ export function serveProbe(url, close) {
         idleRSS,
         lagP99: Math.max(0, lag.percentile(99) / 1e6 - RESOLUTION_MS),
         cpuMicros: used.user + used.system,
+        startUs,
+        endUs: nowUs(),
       };
       process.send?.(stats);
     } else if (m === 'stop') {
@@ -61,6 +67,8 @@ export function serveClusterProbe(workers) {
           idleRSS: all.reduce((n, s) => n + s.idleRSS, 0),
           lagP99: Math.max(...all.map((s) => s.lagP99)),
           cpuMicros: all.reduce((n, s) => n + s.cpuMicros, 0),
+          startUs: Math.min(...all.map((s) => s.startUs)),
+          endUs: Math.max(...all.map((s) => s.endUs)),
         };
         process.send?.(stats);
       } else if (m === 'stop') {

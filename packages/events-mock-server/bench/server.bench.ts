@@ -1,8 +1,13 @@
 // pnpm bench: loads the server and a bare node:http floor with autocannon at 1, 100 and 1000 events per
 // request (10 connections), in test mode and with SQLite storage, and prints requests/s, events/s,
-// p50/p99 latency, peak RSS and the ratio to the floor. Each server runs in a child process so the load
+// p50/p99 latency, peak RSS and the ratios to the floor and to Prism. Each server runs in a child process so the load
 // generator (this process) does not share its event loop. Every request carries fresh event_ids, so the
 // stored run never turns into a dedup test.
+//
+// Beside the floors, two peers: a reference (node:http + JSON.parse + ajv, validating every event against the
+// generator's JSON Schema and answering one result per event: ajv-reference.mjs) and Stoplight Prism mocking
+// the events operation of spec/openapi.yaml with request validation on (prism-server.mjs; checked at start:
+// an invalid event must get 422).
 //
 // Each row also gives the server's event-loop delay p99 and CPU time per event over the measured run (read
 // inside the server process, see probe.ts), and its RSS when idle after start.
@@ -10,16 +15,19 @@
 // Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000); passed on to the
 // server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread).
 // `--profile` writes V8 CPU profiles per target and size into bench-profiles/<target>-<size>/, one per
-// thread (open them in Chrome DevTools; the largest is the main thread's).
+// thread (open them in Chrome DevTools; the largest is the main thread's), and prints after the table where
+// each target's time goes by stage (profile-split.ts).
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import { createBenchDatabase, pgReachable } from './postgres.js';
+import { staleDocuments } from './prism/extract.js';
 import type { ProbeStats } from './probe-stats.js';
+import { formatSplit, type ProfileWindow, splitProfiles } from './profile-split.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const SIZES = (process.env.BENCH_SIZES ?? '1,100,1000').split(',').map(Number);
@@ -36,6 +44,8 @@ const PROFILE_DIR = process.argv.includes('--profile')
 interface Child {
   proc: ChildProcess;
   url: string;
+  /** Where its CPU profiles go (`--profile`). */
+  profileDir: string | null;
   /** Starts the measured window (event-loop delay, CPU). */
   mark(): void;
   stats(): Promise<ProbeStats>;
@@ -59,6 +69,7 @@ function start(script: string, env: Record<string, string> = {}, profileName?: s
       resolve({
         proc,
         url: m.url,
+        profileDir,
         mark: () => proc.send('start'),
         stats: () =>
           new Promise((r) => {
@@ -119,6 +130,8 @@ function bodyParts(size: number): string[] {
 
 interface Row {
   target: string;
+  /** The folder of its CPU profiles (`--profile`). */
+  profileDir: string | null;
   size: number;
   reqs: number;
   events: number;
@@ -162,8 +175,13 @@ async function measure(target: string, child: Child, path: string, size: number)
   const r = await load(child.url, path, size, DURATION);
   const s = await child.stats();
   const events = r.requests.total * size;
+  if (child.profileDir) {
+    const window: ProfileWindow = { startUs: s.startUs, endUs: s.endUs, requests: r.requests.total, events };
+    writeFileSync(join(child.profileDir, 'window.json'), `${JSON.stringify(window)}\n`);
+  }
   return {
     target,
+    profileDir: child.profileDir,
     size,
     reqs: r.requests.average,
     events: r.requests.average * size,
@@ -177,6 +195,36 @@ async function measure(target: string, child: Child, path: string, size: number)
   };
 }
 
+/**
+ * Prism validates the request (else its row is only a mock's): a valid event must get 200 and the same
+ * event with an unknown action_source 422. Null when it does, else what it answered.
+ */
+async function prismValidates(url: string): Promise<string | null> {
+  const valid = bodyParts(1).join('smoke');
+  const body = JSON.parse(valid) as { data: Record<string, unknown>[] };
+  const invalid = JSON.stringify({ data: [{ ...body.data[0], action_source: 'nowhere' }] });
+  const post = async (payload: string) => {
+    const r = await fetch(`${url}${eventsPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bench-conversion-token-0' },
+      body: payload,
+    });
+    await r.arrayBuffer();
+    return r.status;
+  };
+  const ok = await post(valid);
+  const bad = await post(invalid);
+  return ok === 200 && bad === 422
+    ? null
+    : `Prism does not validate requests here: a valid event got ${ok}, an invalid one ${bad} (200 and 422 expected); its row measures a mock without validation.`;
+}
+
+const notes: string[] = [];
+const stale = staleDocuments();
+for (const s of stale)
+  notes.push(`Stale: ${s}; run \`node --import tsx bench/prism/extract.ts\` in packages/events-mock-server.`);
+for (const n of notes) process.stderr.write(`${n}\n`);
+
 const rows: Row[] = [];
 // PostgreSQL rows (issue 10): a fresh database per run on the machine's server; skipped, with a line that
 // says so, when it does not answer.
@@ -186,6 +234,8 @@ const pgAdmin = await pgReachable(PG_ADMIN_URL);
 const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
+const PRISM = 'Prism mock (request validation)';
+let prismChecked = false;
 try {
   for (const size of SIZES) {
     const floor = await start('./floor-server.mjs', {}, `floor-${size}`);
@@ -194,6 +244,17 @@ try {
     const fastifyFloor = await start('./fastify-floor.mjs', {}, `fastify-floor-${size}`);
     rows.push(await measure('fastify + JSON.parse', fastifyFloor, '/', size));
     await fastifyFloor.stop();
+    const reference = await start('./ajv-reference.mjs', {}, `ajv-reference-${size}`);
+    rows.push(await measure('node:http + JSON.parse + ajv', reference, eventsPath, size));
+    await reference.stop();
+    const prism = await start('./prism-server.mjs', {}, `prism-${size}`);
+    const validates = await prismValidates(prism.url);
+    if (validates) {
+      process.stderr.write(`${validates}\n`);
+      if (!notes.includes(validates)) notes.push(validates);
+    } else prismChecked = true;
+    rows.push(await measure(PRISM, prism, eventsPath, size));
+    await prism.stop();
     const test = await start(
       './mock-server.mjs',
       {
@@ -253,15 +314,30 @@ const lines = [
   `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ` +
     `${DURATION} s per run after a 2 s warm-up; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
   '',
-  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | idle / peak RSS MB | vs floor (events/s) | errors |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | idle / peak RSS MB | vs floor (events/s) | vs Prism (events/s) | errors |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
+/** events/s of `r` over those of the row of `target` at the same size ('–' without one). */
+const ratio = (r: Row, target: (t: string) => boolean) => {
+  const base = rows.find((b) => b.size === r.size && target(b.target));
+  return base && base.events > 0 ? fmt(r.events / base.events, 2) : '–';
+};
 for (const r of rows) {
-  const floor = rows.find((f) => f.size === r.size && f.target.startsWith('floor'));
-  const ratio = floor ? r.events / floor.events : 1;
   lines.push(
-    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${fmt(ratio, 2)} | ${r.errors} |`,
+    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith('floor'))} | ${ratio(r, (t) => t === PRISM)} | ${r.errors} |`,
   );
 }
-process.stdout.write(`${lines.join('\n')}\n`);
-if (PROFILE_DIR) process.stdout.write(`CPU profiles: ${PROFILE_DIR}\n`);
+if (prismChecked)
+  notes.push(
+    'Prism validated requests (a valid event got 200, one with an unknown action_source 422); it answers its static 200 example whatever the batch size.',
+  );
+process.stdout.write(`${[...lines, '', ...notes].join('\n')}\n`);
+if (PROFILE_DIR) {
+  process.stdout.write(
+    `CPU profiles: ${PROFILE_DIR}\n\nWhere the time goes, by stage (bench/profile-split.ts):\n\n`,
+  );
+  for (const r of rows) {
+    const split = r.profileDir ? splitProfiles(r.profileDir) : null;
+    if (split) process.stdout.write(`${formatSplit(`${r.size} events/request, ${r.target}`, split)}\n\n`);
+  }
+}
