@@ -46,7 +46,10 @@ export class DedupLookup {
   constructor(db: Db) {
     this.#anyTag = db.prepare('SELECT 1 FROM tag_events LIMIT 1');
     this.#oneKey = db.prepare(ONE_KEY_SQL);
-    this.#many = { lookup: db.prepare(MANY_KEYS_SQL.lookup), lookupTags: db.prepare(MANY_KEYS_SQL.lookupTags) };
+    this.#many = {
+      lookup: db.prepare(MANY_KEYS_SQL.lookup),
+      lookupTags: db.prepare(MANY_KEYS_SQL.lookupTags),
+    };
   }
 
   /** The earliest sighting within the window of each of the keys (stored events and tag events), by dedupKey. */
@@ -92,5 +95,4 @@ export class DedupLookup {
       out.set(k, { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
     return out;
   }
-
 }
