@@ -2,6 +2,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { countMembers, scanLight } from '../src/pipeline/json-light-scan.js';
 import { invalidUtf8Offset, type ScanResult, scanBody } from '../src/pipeline/json-scan.js';
 
 const LIMITS = { maxDepth: 32, maxMembers: 1000 };
@@ -10,6 +11,13 @@ const elements = (s: string) => {
   const r = scan(s);
   if (!r.ok) throw new Error(`not ok: ${r.kind}`);
   return r.elements;
+};
+/** The light scan (issue 25) of the same text: its verdict, and its elements as the full scan gives them. */
+const light = (s: string | Buffer) => scanLight(typeof s === 'string' ? Buffer.from(s) : s, LIMITS);
+const lightElements = (s: string) => {
+  const r = light(s);
+  if (!r.ok) throw new Error(`not ok: ${r.kind}`);
+  return r.elements?.map(({ start, end, exactNumbers }) => ({ start, end, duplicate: null, exactNumbers })) ?? null;
 };
 
 describe('data elements', () => {
@@ -47,6 +55,12 @@ describe('data elements', () => {
         expect(els?.map((e) => JSON.parse(b.toString('utf8', e.start, e.end)))).toEqual(
           JSON.parse(text).data,
         );
+        // The light scan finds the same spans, and as many member names as the parsed values hold keys.
+        expect(lightElements(text)).toEqual(els);
+        const l = light(text);
+        expect(l.ok && l.elements?.map((e) => e.members)).toEqual(
+          (JSON.parse(text).data as unknown[]).map(countMembers),
+        );
       }),
       { numRuns: 300 },
     );
@@ -81,6 +95,11 @@ describe('bytes that are not JSON', () => {
           const b = Buffer.from(body);
           for (const [at, byte] of edits) b[at] = byte;
           const r = scan(b);
+          // The light scan never throws either, and refuses what the full scan refuses (surrogates aside:
+          // it hands every body with a \u escape to the full scan).
+          const l = light(b);
+          if (!r.ok && r.kind !== 'surrogate') expect(l).toEqual(r);
+          if (l.ok && !l.unicodeEscapes && r.ok) expect(r.ok).toBe(true);
           let parses = true;
           try {
             JSON.parse(b.toString('utf8'));
@@ -163,8 +182,17 @@ describe('repeated member names (C35)', () => {
     };
     fc.assert(
       fc.property(fc.array(node, { minLength: 1, maxLength: 3 }), (events) => {
-        const els = elements(`{"data":[${events.map(text).join(',')}]}`);
+        const body = `{"data":[${events.map(text).join(',')}]}`;
+        const els = elements(body);
         expect(els?.map((e) => e.duplicate)).toEqual(events.map((e) => firstRepeat(e, '')));
+        // Issue 25: an element has a repeated name exactly when its parsed value holds fewer keys than the
+        // light scan counted member names (the light scan does not compare names itself).
+        const l = light(body);
+        if (!l.ok || l.elements === null) throw new Error('the light scan refused a valid body');
+        const parsed = JSON.parse(body).data as unknown[];
+        expect(l.elements.map((e, i) => e.members !== countMembers(parsed[i]))).toEqual(
+          events.map((e) => firstRepeat(e, '') !== null),
+        );
       }),
       { numRuns: 500 },
     );
@@ -239,5 +267,35 @@ describe('limits (C37)', () => {
     const keys = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',');
     expect(scan(`{"data":[{${keys(1000)}}]}`).ok).toBe(true);
     expect(scan(`{"data":[{${keys(1001)}}]}`)).toMatchObject({ ok: false, kind: 'members', max: 1000 });
+  });
+});
+
+describe('the light scan (issue 25) gives the full scan its verdicts', () => {
+  const keys = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',');
+  const nested = (n: number) => `{"data":[${'['.repeat(n)}${']'.repeat(n)}]}`;
+  test.each([
+    ['UTF-8', Buffer.concat([Buffer.from('{"data":[{"event_id":"u8-'), Buffer.from([0xff]), Buffer.from('"}]}')])],
+    ['depth within', nested(29)],
+    ['depth over', nested(31)],
+    ['a million deep', `{"data":[${'['.repeat(1_000_000)}`],
+    ['members within', `{"data":[{${keys(1000)}}]}`],
+    ['members over', `{"data":[{${keys(1001)}}]}`],
+    ['top-level repeat', '{"data":[],"data":[{"a":1}]}'],
+    ['escaped top-level repeat', '{"data":[1],"d\\u0061ta":[2]}'],
+  ])('%s', (_, body) => {
+    const full = scan(body);
+    const l = light(body);
+    if (full.ok) expect(l).toMatchObject({ ok: true });
+    else expect(l).toEqual(full);
+  });
+
+  test('a body with a \\u escape is handed to the full scan, which checks surrogates', () => {
+    expect(light('{"data":[{"event_id":"\\ud800"}]}')).toMatchObject({ ok: true, unicodeEscapes: true });
+    expect(light('{"data":[{"event_id":"\\n"}]}')).toMatchObject({ ok: true, unicodeEscapes: false });
+  });
+
+  test('numbers are exact as the full scan says', () => {
+    for (const v of ['1.5', '123456789012345', '-2.5e10', '9007199254740993', '0.30000000000000004', '1e308'])
+      expect(lightElements(`{"data":[{"n":${v}}]}`)).toEqual(elements(`{"data":[{"n":${v}}]}`));
   });
 });

@@ -10,7 +10,8 @@ import {
   validateBatch,
 } from '@org/events-validators';
 import type { ByteSpan } from '../store/store.js';
-import { type ScanProblem, scanBody } from './json-scan.js';
+import { countMembers, scanLight } from './json-light-scan.js';
+import { type DataElement, type ScanProblem, scanBody } from './json-scan.js';
 
 /** An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11). */
 export interface PreparedEvent {
@@ -81,22 +82,21 @@ const SCAN_LIMITS = { maxDepth: LIMITS.json_max_depth.value, maxMembers: LIMITS.
  * accepted event is serialized from the value the rules accepted (C36).
  */
 export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: boolean): Prepared {
-  const scan = scanBody(raw, SCAN_LIMITS);
-  if (!scan.ok) {
-    const { ok: _, ...problem } = scan;
+  // C35-C37 in one flat pass; the full scan only where it has something to say (escapes, a repeated name).
+  const light = scanLight(raw, SCAN_LIMITS);
+  if (!light.ok) {
+    const { ok: _, ...problem } = light;
     return { kind: 'bytes_error', problem, kept: cleanedWhole(raw.toString('utf8')) };
   }
-  const elements = scan.elements;
-  let eventErrors: Map<number, Problem[]> | undefined;
-  if (elements)
-    for (let i = 0; i < elements.length; i++) {
-      const path = elements[i]?.duplicate;
-      if (path == null) continue;
-      eventErrors ??= new Map();
-      eventErrors.set(i, [
-        { path, code: 'member_repeated', message: formatMessage('member_repeated', { path }) },
-      ]);
+  let elements: DataElement[] | null = null;
+  if (light.unicodeEscapes) {
+    const scan = scanBody(raw, SCAN_LIMITS);
+    if (!scan.ok) {
+      const { ok: _, ...problem } = scan;
+      return { kind: 'bytes_error', problem, kept: cleanedWhole(raw.toString('utf8')) };
     }
+    elements = scan.elements;
+  }
   const text = raw.toString('utf8');
   let body: unknown;
   try {
@@ -108,6 +108,17 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       kept: cleanedWhole(text),
     };
   }
+  if (!light.unicodeEscapes) elements = elementsOf(raw, body, light.elements);
+  let eventErrors: Map<number, Problem[]> | undefined;
+  if (elements)
+    for (let i = 0; i < elements.length; i++) {
+      const path = elements[i]?.duplicate;
+      if (path == null) continue;
+      eventErrors ??= new Map();
+      eventErrors.set(i, [
+        { path, code: 'member_repeated', message: formatMessage('member_repeated', { path }) },
+      ]);
+    }
   const result = validateBatch(body, ctx, eventErrors ? { eventErrors } : {});
   if (!result.ok)
     return { kind: 'invalid', status: result.status, error: result.error, kept: cleanedWhole(text) };
@@ -140,7 +151,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     }
     let json: string | ByteSpan = '';
     if (withJson) {
-      const el = exact ? elements[i] : undefined;
+      const el = exact ? elements?.[i] : undefined;
       json =
         el?.exactNumbers && el.duplicate === null && ev === data[i]
           ? { start: el.start, end: el.end }
@@ -159,6 +170,28 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     fields,
     names: [...names],
   };
+}
+
+/**
+ * The elements of `data` with their repeated names (C35): the light scan's, when every element's parsed value
+ * holds as many keys as it has member names; otherwise a name repeats somewhere, and the full scan names its
+ * path.
+ */
+function elementsOf(
+  raw: Buffer,
+  body: unknown,
+  light: readonly { start: number; end: number; members: number; exactNumbers: boolean }[] | null,
+): DataElement[] | null {
+  if (light === null) return null;
+  const data = (body as { data?: unknown } | null)?.data;
+  let same = Array.isArray(data) && data.length === light.length;
+  for (let i = 0; same && i < light.length; i++)
+    if (countMembers((data as unknown[])[i]) !== (light[i] as { members: number }).members) same = false;
+  if (!same) {
+    const scan = scanBody(raw, SCAN_LIMITS);
+    return scan.ok ? scan.elements : null;
+  }
+  return light.map((e) => ({ start: e.start, end: e.end, duplicate: null, exactNumbers: e.exactNumbers }));
 }
 
 /** C70: a body refused as a whole, read by the tolerant lexer with the rule's static part. */
