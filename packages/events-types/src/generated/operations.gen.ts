@@ -64,7 +64,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -147,7 +147,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -290,7 +290,7 @@ export const OPERATIONS = [
         { status: '404', description: 'The ad account does not exist (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -386,7 +386,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -425,7 +425,7 @@ export const OPERATIONS = [
         },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -526,7 +526,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -582,7 +582,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -665,7 +665,7 @@ export const OPERATIONS = [
         },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -716,7 +716,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -768,7 +768,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -807,7 +807,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -875,7 +875,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
