@@ -87,6 +87,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'missing; send Authorization: Bearer <token>',
       params: [],
     },
+    body_chunks_invalid: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not valid chunked encoding ({reason}); the connection is closed',
+      params: ['reason'],
+    },
     body_chunks_unfinished: {
       outcome: 'invalid_request',
       order: 6,
@@ -719,6 +728,7 @@ export interface RequestProblemParams {
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
   auth_missing: Record<string, never>;
+  body_chunks_invalid: { reason: string | number };
   body_chunks_unfinished: Record<string, never>;
   body_invalid_utf8: { offset: string | number };
   body_not_object: { fields: string | number; received: string | number };

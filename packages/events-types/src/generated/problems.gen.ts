@@ -386,6 +386,11 @@ export const REQUEST_PROBLEMS = {
     admin_token_invalid: { error: 'unauthorized', template: 'send Authorization: Bearer <admin token>', params: [] },
     auth_malformed: { error: 'unauthorized', template: 'must be "Bearer <token>"', params: [] },
     auth_missing: { error: 'unauthorized', template: 'missing; send Authorization: Bearer <token>', params: [] },
+    body_chunks_invalid: {
+      error: 'invalid_request',
+      template: 'is not valid chunked encoding ({reason}); the connection is closed',
+      params: ['reason'],
+    },
     body_chunks_unfinished: {
       error: 'invalid_request',
       template: 'ended before its last chunk (the chunk of size 0); the connection is closed',
