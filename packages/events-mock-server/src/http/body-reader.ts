@@ -46,14 +46,6 @@ const CLOSE = { connection: 'close' };
  */
 const OWN_BUFFER_FROM = LIMITS.malloc_mmap_threshold_bytes.value;
 
-/**
- * The bytes of one body as they arrive. A small body keeps the chunks it was given (one copy at the end).
- * Once it passes `OWN_BUFFER_FROM`, its bytes move into a resizable ArrayBuffer that reserves the declared
- * length (or the body limit) and grows in place as bytes come; each later chunk is copied in and let go at
- * once. A refused body gives its pages back to the system when it is dropped (`resize(0)`), without waiting
- * for a garbage collection, and never leaves its chunks as holes in the malloc heap: 200 slow 5 MiB bodies
- * kept RSS 280 MB above its start after they were all answered (issue 19, N7), now it returns.
- */
 /** ES2024's resizable ArrayBuffer (Node >= 20), beyond the TypeScript lib this project compiles against. */
 interface ResizableArrayBuffer extends ArrayBuffer {
   readonly maxByteLength: number;
@@ -64,6 +56,14 @@ const Resizable = ArrayBuffer as unknown as new (
   options: { maxByteLength: number },
 ) => ResizableArrayBuffer;
 
+/**
+ * The bytes of one body as they arrive. A small body keeps the chunks it was given (one copy at the end).
+ * Once it passes `OWN_BUFFER_FROM`, its bytes move into a resizable ArrayBuffer that reserves the declared
+ * length (or the body limit) and grows in place as bytes come; each later chunk is copied in and let go at
+ * once. A refused body gives its pages back to the system when it is dropped (`resize(0)`), without waiting
+ * for a garbage collection, and never leaves its chunks as holes in the malloc heap: 200 slow 5 MiB bodies
+ * kept RSS 280 MB above its start after they were all answered (issue 19, N7), now it returns.
+ */
 export class BodyBytes {
   #chunks: Buffer[] = [];
   #ab: ResizableArrayBuffer | null = null;
