@@ -16,7 +16,26 @@ export type FuzzRequest =
       /** Event ids of a valid live batch: each must be stored if its answer says processed. */
       live?: boolean;
     }
-  | { kind: 'raw'; category: string; bytes: Buffer; mode: 'whole' | 'slow' | 'half' };
+  | {
+      kind: 'raw';
+      category: string;
+      bytes: Buffer;
+      /** `half`: the bytes, then nothing (the request stays open); `halfclose`: the bytes, then a FIN. */
+      mode: RawMode;
+      /** What the answer must be beyond the invariants of every request (C73). */
+      expect?: RawExpectation;
+    };
+
+export type RawMode = 'whole' | 'slow' | 'half' | 'halfclose';
+
+/**
+ * `answer`: an answer must come (a close without one is a violation); `close`: the server closes the
+ * connection after its answer.
+ */
+export interface RawExpectation {
+  answer?: boolean;
+  close?: boolean;
+}
 
 export interface Target {
   account: string;
@@ -99,12 +118,18 @@ export class Gen {
     };
   }
 
-  raw(bytes: string | Buffer, category: string, mode: 'whole' | 'slow' | 'half' = 'whole'): FuzzRequest {
+  raw(
+    bytes: string | Buffer,
+    category: string,
+    mode: RawMode = 'whole',
+    expect?: RawExpectation,
+  ): FuzzRequest {
     return {
       kind: 'raw',
       category,
       bytes: typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes,
       mode,
+      ...(expect ? { expect } : {}),
     };
   }
 
@@ -395,6 +420,58 @@ export const CATEGORIES: Record<string, Case[]> = {
         'slow',
       ),
     (g) => g.raw(`POST ${g.eventsPath} HTTP/1.1\r\nHost: x\r\nContent-Le`, 'slow_and_half_sent', 'slow'),
+    // Issue 19 N4 (C73): a body shorter than its Content-Length, then a half-close; a chunked body cut
+    // before its last chunk, then a half-close; a bad chunk size. Each is answered 400, then closed.
+    (g) =>
+      g.raw(
+        g.rawPost(
+          g.eventsPath,
+          {
+            authorization: `Bearer ${g.t.token}`,
+            'content-type': 'application/json',
+            'content-length': g.pick([10, 1000, 100_000]),
+          },
+          '{"data":[',
+        ),
+        'slow_and_half_sent',
+        'halfclose',
+        { answer: true, close: true },
+      ),
+    (g) =>
+      g.raw(
+        g.rawPost(
+          g.eventsPath,
+          {
+            authorization: `Bearer ${g.t.token}`,
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
+          g.pick(['5\r\n{"dat', '5\r\n{"dat\r\n', '9\r\n{"data":[\r\n3\r\n']),
+        ),
+        'slow_and_half_sent',
+        'halfclose',
+        { answer: true, close: true },
+      ),
+    (g) =>
+      g.raw(
+        g.rawPost(
+          g.eventsPath,
+          {
+            authorization: `Bearer ${g.t.token}`,
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
+          g.pick([
+            'zz\r\n{}\r\n0\r\n\r\n',
+            '-1\r\n{}\r\n0\r\n\r\n',
+            '2\r\n{}XX0\r\n\r\n',
+            `${'f'.repeat(20)}\r\n`,
+          ]),
+        ),
+        'slow_and_half_sent',
+        'whole',
+        { answer: true, close: true },
+      ),
     (g) =>
       g.raw(
         g.rawPost(
@@ -418,6 +495,35 @@ export const CATEGORIES: Record<string, Case[]> = {
       g.raw(
         `POST /v5/ad_accounts/${'9'.repeat(g.pick([101, 8000]))}/events HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`,
         'header_and_url_abuse',
+        'whole',
+        { answer: true, close: true },
+      ),
+    // Issue 19 N9 (C73): a 414 with a body behind it closes (the body is not read as a next request); no
+    // Host; a request line that is no request.
+    (g) =>
+      g.raw(
+        g.rawPost(
+          `/v5/ad_accounts/${'9'.repeat(g.pick([101, 8000]))}/events`,
+          { authorization: `Bearer ${g.t.token}`, 'content-type': 'application/json', 'content-length': 11 },
+          '{"data":[]}',
+        ),
+        'header_and_url_abuse',
+        'whole',
+        { answer: true, close: true },
+      ),
+    (g) =>
+      g.raw(
+        g.pick([
+          'GET /healthz HTTP/1.1\r\n\r\n',
+          `POST ${g.eventsPath} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+          'GARBAGE\r\n\r\n',
+          'GARBAGE',
+          'G\r\n\r\n',
+          `${'A'.repeat(40)} / HTTP/1.1\r\nHost: x\r\n\r\n`,
+        ]),
+        'header_and_url_abuse',
+        'halfclose',
+        { answer: true, close: true },
       ),
     (g) =>
       g.raw(

@@ -126,6 +126,18 @@ interface Answer {
   body?: Buffer;
   hang?: boolean;
   error?: string;
+  /** A raw request whose answer was followed by the server closing the connection. */
+  closed?: boolean;
+}
+
+/** The error body of the service (C2): `{code, message}` with a number and a string. */
+function inServiceFormat(body: Buffer | undefined): boolean {
+  try {
+    const b = JSON.parse(String(body)) as { code?: unknown; message?: unknown };
+    return typeof b.code === 'number' && typeof b.message === 'string';
+  } catch {
+    return false;
+  }
 }
 
 function sendHttp(agent: Agent, port: number, r: Extract<FuzzRequest, { kind: 'http' }>): Promise<Answer> {
@@ -182,14 +194,33 @@ function sendRaw(port: number, r: Extract<FuzzRequest, { kind: 'raw' }>): Promis
       const m = /^HTTP\/1\.1 (\d{3})/.exec(Buffer.concat(chunks).toString('latin1'));
       return m ? Number(m[1]) : null;
     };
-    const timer = setTimeout(() => finish({ status: status(), hang: status() === null }), limit);
+    /** The body of the first answer once all of it (its Content-Length) has arrived, else undefined. */
+    const body = (): Buffer | undefined => {
+      const all = Buffer.concat(chunks);
+      const sep = all.indexOf('\r\n\r\n');
+      if (sep < 0) return undefined;
+      const m = /\r\ncontent-length: *(\d+)/i.exec(all.subarray(0, sep).toString('latin1'));
+      const end = sep + 4 + Number(m?.[1] ?? 0);
+      return all.length >= end ? all.subarray(sep + 4, end) : undefined;
+    };
+    let answered: Buffer | undefined;
+    const timer = setTimeout(
+      () => finish({ status: status(), hang: status() === null, ...(answered ? { body: answered } : {}) }),
+      limit,
+    );
     s.on('data', (c) => {
       chunks.push(c);
-      // One answer is enough; its connection may be kept alive.
-      if (status() !== null && Buffer.concat(chunks).includes('\r\n\r\n')) finish({ status: status() });
+      answered ??= body();
+      // One answer is enough (its connection may be kept alive), unless the close after it is checked.
+      if (status() !== null && answered && !r.expect?.close) finish({ status: status(), body: answered });
     });
     s.on('close', () =>
-      finish({ status: status(), ...(status() === null ? { error: 'closed without answer' } : {}) }),
+      finish({
+        status: status(),
+        ...(answered ? { body: answered } : {}),
+        closed: true,
+        ...(status() === null ? { error: 'closed without answer' } : {}),
+      }),
     );
     s.on('error', () => {});
     s.on('connect', () => {
@@ -198,7 +229,8 @@ function sendRaw(port: number, r: Extract<FuzzRequest, { kind: 'raw' }>): Promis
         trickle = setInterval(() => {
           if (i < r.bytes.length) s.write(r.bytes.subarray(i, ++i));
         }, 300);
-      } else s.write(r.bytes);
+      } else if (r.mode === 'halfclose') s.end(r.bytes);
+      else s.write(r.bytes);
     });
   });
 }
@@ -282,6 +314,14 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
             o.log?.(`violation at request ${rid}: ${v}\n  sent: ${sentText.slice(0, 300)}`);
           };
           if (a.hang) violation(`${r.category}: no answer within ${HANG_MS} ms`);
+          // C42, C73: every error answer is in the service's format; the shapes of issue 19 get one, then
+          // the connection closes.
+          if (r.kind === 'raw' && a.status !== null && a.status >= 400 && !inServiceFormat(a.body))
+            violation(`${r.category}: answered ${a.status} outside the service's format`);
+          if (r.kind === 'raw' && r.expect?.answer && a.status === null && !a.hang)
+            violation(`${r.category}: closed without an answer`);
+          if (r.kind === 'raw' && r.expect?.close && a.status !== null && !a.closed)
+            violation(`${r.category}: the connection stayed open after ${a.status}`);
           if (a.status !== null && a.status >= 500)
             violation(`${r.category}: answered ${a.status} ${String(a.body ?? '').slice(0, 200)}`);
           if (a.status === 200 && r.kind === 'http' && r.path.endsWith('/events')) {

@@ -31,8 +31,11 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
  * A ready-to-paste request with one valid event that draws no warning (every recommended field is there);
  * event_time is the start time, so it passes the 7-day window (C4) for a week.
  */
-/** How long in-flight requests get to finish after SIGTERM/SIGINT. */
-const SHUTDOWN_GRACE_MS = 15_000;
+/**
+ * How long in-flight requests get to finish after the shutdown grace of C43 (which answers a body still
+ * coming 503, C73) before the process exits anyway.
+ */
+const SHUTDOWN_MARGIN_MS = 10_000;
 
 function curlLine(url: string, demo: DemoCredentials): string {
   const now = Math.floor(Date.now() / 1000);
@@ -186,10 +189,11 @@ function stopOnSignals(server: RunningServer): void {
     server.app.log.info({ signal }, 'shutting down');
     // Safety net: a client that never finishes its request must not keep the process alive forever.
     // Every commit is durable when it returns, so exiting late loses nothing acknowledged.
+    const limitMs = server.shutdownGraceSeconds * 1000 + SHUTDOWN_MARGIN_MS;
     setTimeout(() => {
-      process.stderr.write(`shutdown took over ${SHUTDOWN_GRACE_MS} ms: exiting\n`);
+      process.stderr.write(`shutdown took over ${limitMs} ms: exiting\n`);
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    }, limitMs).unref();
     server.close().then(
       () => process.exit(0),
       (e) => {

@@ -103,7 +103,12 @@ export interface RunningServer {
   limiter: Limiter;
   clock: Clock;
   app: FastifyInstance;
-  /** Stops accepting requests, finishes the ones in flight, then closes the store. Idempotent. */
+  /** The grace of C43 that close() gives open connections before it stops waiting for them. */
+  shutdownGraceSeconds: number;
+  /**
+   * Stops accepting requests, finishes the ones in flight, then closes the store. Idempotent. A body still
+   * being received at the end of the grace is answered 503 `shutting_down` (C73).
+   */
   close(): Promise<void>;
 }
 
@@ -243,6 +248,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       limiter: ctx.limiter,
       clock,
       app: running,
+      shutdownGraceSeconds: transport.shutdownGraceSeconds,
       close() {
         closing ??= (async () => {
           ctx.closing = true;
@@ -251,7 +257,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           // C43: stop accepting, but leave kept-alive sockets open for the grace: a request a client is
           // sending on one gets a 503 with Connection: close instead of a reset (Node's server.close()
           // would destroy idle sockets at once). Every answer now closes its socket; once none is left,
-          // or the grace is over, fastify.close waits for the requests in flight and closes the rest.
+          // or the grace is over, fastify.close waits for the requests in flight and closes the rest; a body
+          // still coming then is answered 503 rather than waited for (the body reader's preClose, C73).
           await drainConnections(running, transport.shutdownGraceSeconds * 1000);
           await running.close();
           // The log entries of every answered request are written before the store closes.

@@ -66,6 +66,55 @@ describe('C63 exports', () => {
     expect(rows.map((x) => x.event_id)).toEqual(['e-3', 'e-2', 'e-1']);
   });
 
+  test('CSV cells a spreadsheet would run as formulas are neutralised; NDJSON stays exact (N8, C75)', async () => {
+    const ids = [
+      '=HYPERLINK("http://x","y")',
+      '+1+cmd|x',
+      '@SUM(A1:A9)',
+      '-1+1',
+      '\tpadded',
+      '-5',
+      '+3.25',
+      'plain-5',
+    ];
+    const r = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+      token: T.convA,
+      headers: { 'x-request-id': '-2-3' },
+      body: { data: ids.map((id) => event(h.nowS(), { event_id: id })) },
+    });
+    expect(r.body.num_events_processed).toBe(ids.length);
+
+    const csv = await admin('/admin/events/export?format=csv');
+    const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+    const byEvent = new Map(rows.map((x) => [JSON.parse(x.event as string).event_id as string, x]));
+    // The literal of the finding: a formula in events.csv, now text.
+    expect(byEvent.get('=HYPERLINK("http://x","y")')?.event_id).toBe('\'=HYPERLINK("http://x","y")');
+    expect(byEvent.get('+1+cmd|x')?.event_id).toBe("'+1+cmd|x");
+    expect(byEvent.get('@SUM(A1:A9)')?.event_id).toBe("'@SUM(A1:A9)");
+    expect(byEvent.get('-1+1')?.event_id).toBe("'-1+1");
+    expect(byEvent.get('\tpadded')?.event_id).toBe("'\tpadded");
+    // Plain numbers are data, not formulas: left as they are.
+    expect(byEvent.get('-5')?.event_id).toBe('-5');
+    expect(byEvent.get('+3.25')?.event_id).toBe('+3.25');
+    expect(byEvent.get('plain-5')?.event_id).toBe('plain-5');
+    // The request id column is text like any other; number columns are numbers.
+    for (const x of rows) {
+      expect(x.request_id).toBe("'-2-3");
+      expect(x.received_at).toMatch(/^\d+$/);
+      expect(x.duplicates).toBe('0');
+    }
+    const requests = parse((await admin('/admin/requests/export?format=csv')).text, {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(requests.map((x) => x.request_id)).toContain("'-2-3");
+
+    // NDJSON is exact: the event_ids and the request id as sent.
+    const lines = (await admin('/admin/events/export?format=ndjson')).text.trim().split('\n');
+    const items = lines.map((l) => JSON.parse(l) as { event_id: string; request_id: string });
+    expect(items.map((i) => i.event_id).sort()).toEqual([...ids].sort());
+    expect(items.every((i) => i.request_id === '-2-3')).toBe(true);
+  });
+
   test('the request log as NDJSON and CSV, with the filters of the list', async () => {
     await seed();
     const nd = await admin('/admin/requests/export?format=ndjson');

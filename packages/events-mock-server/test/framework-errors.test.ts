@@ -49,13 +49,46 @@ describe('parser errors', () => {
     expect(r.end).toBe('closed');
   });
 
-  test('an unknown method: 400 method_unsupported, the method not echoed', async () => {
+  test('an unknown method: 400 method_unknown, the method not echoed (it read "the method this method")', async () => {
     const r = await rawExchange(port, 'FROBNICATE / HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(r.status).toBe(400);
-    expect(r.body.details[0].problem).toBe(
-      'the method this method is not supported; the connection is closed',
-    );
+    expect(r.body.details).toEqual([
+      { path: 'method', problem: 'is not a method this service supports; the connection is closed' },
+    ]);
     expect(r.text).not.toContain('FROBNICATE');
+    expect(r.end).toBe('closed');
+  });
+
+  test('a request line "GARBAGE": 400 in the service format with a sentence that reads (N9, C73)', async () => {
+    const r = await rawExchange(port, 'GARBAGE\r\n\r\n');
+    expect(r.body).toEqual({
+      code: 4196,
+      message: 'The request was invalid.',
+      details: [
+        { path: 'method', problem: 'is not a method this service supports; the connection is closed' },
+      ],
+    });
+    expect(r.text).not.toContain('GARBAGE');
+  });
+
+  test('no Host header: 400 in the service format, closed (it was an empty 400 of Node) (N9, C73)', async () => {
+    const r = await rawExchange(port, 'GET /healthz HTTP/1.1\r\n\r\n');
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: 4196,
+      message: 'The request was invalid.',
+      details: [
+        {
+          path: 'headers.host',
+          problem: 'is missing; an HTTP/1.1 request must send Host; the connection is closed',
+        },
+      ],
+    });
+    expect(r.text.toLowerCase()).toContain('connection: close');
+    expect(r.end).toBe('closed');
+    // HTTP/1.0 has no Host: answered as usual.
+    const old = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(old.status).toBe(200);
   });
 
   test('CONNECT is answered (it was closed without an answer)', async () => {
@@ -87,6 +120,62 @@ describe('parser errors', () => {
   });
 });
 
+describe('bodies the parser cannot finish (N4, C73)', () => {
+  const head = (framing: string) =>
+    `POST /v5/ad_accounts/${A}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${T.convA}\r\n` +
+    `Content-Type: application/json\r\n${framing}\r\n\r\n`;
+
+  test('a bad chunk size: 400 body_chunks_invalid, closed (it was closed with no answer)', async () => {
+    const r = await rawExchange(port, `${head('Transfer-Encoding: chunked')}zz\r\n{"data":[]}\r\n0\r\n\r\n`);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: 4196,
+      message: 'The request was invalid.',
+      details: [
+        {
+          path: 'body',
+          problem: 'is not valid chunked encoding (invalid chunk size); the connection is closed',
+        },
+      ],
+    });
+    expect(r.text.toLowerCase()).toContain('connection: close');
+    expect(r.end).toBe('closed');
+  });
+
+  test('a body shorter than its Content-Length, then a half-close: 400 body_short (it was no answer)', async () => {
+    const r = await rawExchange(port, `${head('Content-Length: 100')}{"data":`, 5_000, { halfClose: true });
+    expect(r.status).toBe(400);
+    expect(r.body.details).toEqual([
+      {
+        path: 'body',
+        problem: 'ended before the length its Content-Length announced; the connection is closed',
+      },
+    ]);
+    expect(r.end).toBe('closed');
+  });
+
+  test('a chunked body cut before its last chunk, then a half-close: 400 body_chunks_unfinished', async () => {
+    const r = await rawExchange(port, `${head('Transfer-Encoding: chunked')}3\r\n{"d\r\n`, 5_000, {
+      halfClose: true,
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.details[0]).toEqual({
+      path: 'body',
+      problem: 'ended before its last chunk (the chunk of size 0); the connection is closed',
+    });
+  });
+
+  test('the refused request is answered by its route, so the request log keeps it (C60)', async () => {
+    await rawExchange(port, `${head('X-Request-Id: bad-chunks-1\r\nTransfer-Encoding: chunked')}zz\r\n\r\n`);
+    const logged = await h.call('GET', '/admin/requests/bad-chunks-1', { token: T.admin });
+    expect(logged.status).toBe(200);
+    expect(logged.body).toMatchObject({
+      status: 400,
+      error: { code: 4196, message: 'The request was invalid.' },
+    });
+  });
+});
+
 describe('router errors', () => {
   test('a path parameter over its length: 414 in the service format, the URL not echoed', async () => {
     const id = '9'.repeat(8000);
@@ -99,6 +188,19 @@ describe('router errors', () => {
     });
     expect(r.text).not.toContain('99999999');
     expect(r.text).not.toContain('FST_ERR');
+  });
+
+  test('a 414 closes the connection; its unread body is not parsed as another request (N9, C73)', async () => {
+    const body = '{"data":[]}';
+    const r = await rawExchange(
+      port,
+      `POST /v5/ad_accounts/${'9'.repeat(8000)}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${T.convA}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(r.status).toBe(414);
+    expect(r.text.toLowerCase()).toContain('connection: close');
+    expect(r.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    expect(r.end).toBe('closed');
   });
 
   test('a malformed percent-encoding in a path: 400 in the service format', async () => {

@@ -17,7 +17,9 @@ const light = (s: string | Buffer) => scanLight(typeof s === 'string' ? Buffer.f
 const lightElements = (s: string) => {
   const r = light(s);
   if (!r.ok) throw new Error(`not ok: ${r.kind}`);
-  return r.elements?.map(({ start, end, exactNumbers }) => ({ start, end, duplicate: null, exactNumbers })) ?? null;
+  return (
+    r.elements?.map(({ start, end, exactNumbers }) => ({ start, end, duplicate: null, exactNumbers })) ?? null
+  );
 };
 
 describe('data elements', () => {
@@ -274,7 +276,10 @@ describe('the light scan (issue 25) gives the full scan its verdicts', () => {
   const keys = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',');
   const nested = (n: number) => `{"data":[${'['.repeat(n)}${']'.repeat(n)}]}`;
   test.each([
-    ['UTF-8', Buffer.concat([Buffer.from('{"data":[{"event_id":"u8-'), Buffer.from([0xff]), Buffer.from('"}]}')])],
+    [
+      'UTF-8',
+      Buffer.concat([Buffer.from('{"data":[{"event_id":"u8-'), Buffer.from([0xff]), Buffer.from('"}]}')]),
+    ],
     ['depth within', nested(29)],
     ['depth over', nested(31)],
     ['a million deep', `{"data":[${'['.repeat(1_000_000)}`],

@@ -1,6 +1,8 @@
 // Faults of the PostgreSQL store (C48): a batch failing mid-way stores nothing of it and answers 503 with
 // Retry-After; the database refusing connections answers 503 and /readyz says so; once it is back, the pool
 // reconnects by itself and the same server stores again. A server that cannot reach it does not start.
+// C74 (issue 19 N5): a connection cut after the batch's commit was sent answers the other 503, saying the
+// batch may have been stored; the retry with the same event_ids is answered as duplicates.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startServer } from '../src/index.js';
@@ -10,6 +12,7 @@ import { spawnBin } from './support/child.js';
 import { A, event, T, testConfig } from './support/fixtures.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/postgres.js';
 import { type Harness, startHarness } from './support/server.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 const ADMIN_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -56,6 +59,11 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL faults (C48)', () => {
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('1');
     expect(r.body.details[0].path).toBe('storage');
+    // The database answered with an error: rolled back, so the 503 is certain (C74).
+    expect(r.body.code).toBe(4197);
+    expect(r.body.message).toBe(
+      'The service is temporarily unavailable; nothing of this request was stored.',
+    );
     expect(await storedIds()).toEqual([]);
     // Nothing was claimed either: the same first event, sent alone, is stored and is no duplicate.
     const again = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'fine-1' })]);
@@ -74,6 +82,8 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL faults (C48)', () => {
     const down = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'during' })]);
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('1');
+    // No connection could be had: nothing was sent, the 503 is certain (C74).
+    expect(down.body.code).toBe(4197);
     const ready = await h.call('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.status).toBe('unavailable');
@@ -85,6 +95,59 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL faults (C48)', () => {
     expect((await h.call('GET', '/readyz')).status).toBe(200);
     expect(await storedIds()).toEqual(['after', 'before']);
   });
+});
+
+describe.skipIf(!(await postgresReachable()))('PostgreSQL cut after the commit was sent (C74)', () => {
+  test('503 "may have been stored"; the batch was stored; the retry is answered as duplicates', async () => {
+    const db = await createTestDatabase();
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(db.url).port || 5432));
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const h = await startHarness({ storeUrl: viaProxy.toString() });
+    try {
+      const batch = Array.from({ length: 10 }, (_, i) => event(h.nowS(), { event_id: `cut-${i}` }));
+      // The batch goes through the proxy whole; then the connection drops before the answer comes back.
+      const cut = proxy.cutAfterSending('events_commit_batch');
+      const r = await h.send(A, T.convA, batch);
+      await cut;
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.body.code).toBe(4198);
+      expect(r.body.message).toBe(
+        'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+      );
+      expect(r.body.details).toHaveLength(1);
+      expect(r.body.details[0].path).toBe('storage');
+      expect(r.body.details[0].problem).toMatch(
+        /^the connection to storage broke while the batch was being committed \(.+\); it may have been stored$/,
+      );
+      // It was stored indeed: the database committed before its answer was lost (read past the proxy).
+      const stored = async () => {
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        try {
+          return (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]?.n ?? 0;
+        } finally {
+          await c.end();
+        }
+      };
+      while ((await stored()) < batch.length) await new Promise((res) => setTimeout(res, 50));
+      // The retry the message asks for: every event answered processed with the duplicate warning, none
+      // stored twice.
+      const again = await h.send(A, T.convA, batch);
+      expect(again.status).toBe(200);
+      expect(again.body.num_events_processed).toBe(batch.length);
+      for (const e of again.body.events as { status: string; warning_message: string | null }[]) {
+        expect(e.status).toBe('processed');
+        expect(e.warning_message).toMatch(/duplicate/i);
+      }
+      expect(await stored()).toBe(batch.length);
+    } finally {
+      await h.close();
+      await proxy.close();
+      await db.drop();
+    }
+  }, 30_000);
 });
 
 describe.skipIf(!(await postgresReachable()))('PostgreSQL at start', () => {

@@ -1,7 +1,12 @@
 // C11 storage (and C2 row 503): what is stored, what is counted, and what a storage failure answers.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { STANDARD_EVENT_NAME_TABLE } from '@org/events-types';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { SqliteStore } from '../src/index.js';
+import { type BatchWrite, SqliteStore, type Store, ThreadedSqliteStore } from '../src/index.js';
 import { A, event, sha256, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 
@@ -137,6 +142,48 @@ describe('C2 row 503: storage unavailable', () => {
       expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(503);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('C74: a store thread that dies while a batch is posted to it', () => {
+  test('503 "may have been stored" (4198); a call after its death is certain (4197)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ems-thread-death-'));
+    let thread: Worker | undefined;
+    const inner = await ThreadedSqliteStore.open({ path: join(dir, 'events.db') }, (w) => {
+      thread = w;
+    });
+    // The thread is stopped right after the batch was posted to it: whether it committed is unknown.
+    const store = new Proxy(inner, {
+      get(target, key) {
+        if (key === 'commitBatch')
+          return (b: BatchWrite) => {
+            const p = target.commitBatch(b);
+            void thread?.terminate();
+            return p;
+          };
+        const v = Reflect.get(target, key, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Store;
+    const h = await startHarness({ store });
+    try {
+      const r = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'td-1' })]);
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.body).toMatchObject({
+        code: 4198,
+        message:
+          'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+        details: [{ path: 'storage' }],
+      });
+      // The thread is gone: the next batch is never posted, so its 503 is certain.
+      const next = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'td-2' })]);
+      expect(next.status).toBe(503);
+      expect(next.body.code).toBe(4197);
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

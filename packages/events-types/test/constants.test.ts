@@ -63,6 +63,8 @@ describe('generated constants', () => {
       [409, 4196],
       [404, 2],
       [503, 4197],
+      // C74: a 503 whose commit outcome is unknown (the batch may have been stored).
+      [503, 4198],
       // Transport rows of issue 9 (C41, C42): answered before any row above applies.
       [408, 4196],
       [431, 4196],

@@ -109,6 +109,12 @@ export const REQUEST_ERRORS = {
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
       fix: 'Retry after Retry-After seconds.',
     },
+    commit_outcome_unknown: {
+      status: 503,
+      code: 4198,
+      message: 'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+      fix: 'Retry the same events with the same event_ids after Retry-After seconds: events that were stored are answered processed with the duplicate warning (C6) and are not stored twice.',
+    },
     request_timeout: {
       status: 408,
       code: 4196,

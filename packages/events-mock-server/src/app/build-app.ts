@@ -17,7 +17,13 @@ import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
 import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../http/csrf.js';
-import { clientErrorHandler, frameworkErrors, onConnect } from '../http/framework-errors.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  onConnect,
+  parserFailedDuring,
+  requireHost,
+} from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
 import { eventsLogEntry } from '../http/request-log-capture.js';
@@ -78,6 +84,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
           connectionsCheckingInterval: 1000,
           maxHeaderSize: LIMITS.headers_max_bytes.value,
           keepAliveTimeout: KEEP_ALIVE_MS,
+          // A request without Host is answered by requireHost in the service's format (C73), not by Node.
+          requireHostHeader: false,
         },
         handler,
       ),
@@ -142,6 +150,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   });
 
   registerConnectionGuard(app, ctx, transport);
+  app.addHook('onRequest', requireHost);
 
   // C40: every row of C2 that needs only the headers is checked before a byte of the body is read.
   app.addHook('preParsing', async (req, reply, payload) => {
@@ -154,7 +163,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   // During shutdown, answers close their connection: a kept-alive socket whose batch was in flight would
   // otherwise hold fastify.close() open until the keep-alive timeout.
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (ctx.closing) reply.header('connection', 'close');
+    // A request during which the parser failed (C73): what follows on the socket is no request.
+    if (ctx.closing || parserFailedDuring(req.raw)) reply.header('connection', 'close');
     // The error body of a refused events request, for its request log entry (C60).
     if (reply.statusCode !== 200 && req.routeOptions.config.operationId === 'events/create')
       req.loggedError = typeof payload === 'string' ? payload : null;

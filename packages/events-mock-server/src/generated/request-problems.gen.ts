@@ -21,9 +21,15 @@ export const REQUEST_OUTCOMES = {
       code: 4197,
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
     },
-    request_timeout: { order: 10, status: 408, code: 4196, message: 'The request was not received in time.' },
-    header_fields_too_large: { order: 11, status: 431, code: 4196, message: 'The request headers are too large.' },
-    uri_too_long: { order: 12, status: 414, code: 4196, message: 'The request URL is too long.' },
+    commit_outcome_unknown: {
+      order: 10,
+      status: 503,
+      code: 4198,
+      message: 'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+    },
+    request_timeout: { order: 11, status: 408, code: 4196, message: 'The request was not received in time.' },
+    header_fields_too_large: { order: 12, status: 431, code: 4196, message: 'The request headers are too large.' },
+    uri_too_long: { order: 13, status: 414, code: 4196, message: 'The request URL is too long.' },
   } as const;
 /** Each request problem of C2 with the outcome it answers with (status, code, message) and its detail template. */
 export const REQUEST_PROBLEM_TABLE = {
@@ -99,6 +105,24 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'missing; send Authorization: Bearer <token>',
       params: [],
     },
+    body_chunks_invalid: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not valid chunked encoding ({reason}); the connection is closed',
+      params: ['reason'],
+    },
+    body_chunks_unfinished: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'ended before its last chunk (the chunk of size 0); the connection is closed',
+      params: [],
+    },
     body_invalid_utf8: {
       outcome: 'invalid_request',
       order: 6,
@@ -117,9 +141,18 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
     },
+    body_short: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'ended before the length its Content-Length announced; the connection is closed',
+      params: [],
+    },
     body_timeout: {
       outcome: 'request_timeout',
-      order: 10,
+      order: 11,
       status: 408,
       code: 4196,
       message: 'The request was not received in time.',
@@ -425,7 +458,7 @@ export const REQUEST_PROBLEM_TABLE = {
     },
     headers_timeout: {
       outcome: 'request_timeout',
-      order: 10,
+      order: 11,
       status: 408,
       code: 4196,
       message: 'The request was not received in time.',
@@ -434,12 +467,21 @@ export const REQUEST_PROBLEM_TABLE = {
     },
     headers_too_large: {
       outcome: 'header_fields_too_large',
-      order: 11,
+      order: 12,
       status: 431,
       code: 4196,
       message: 'The request headers are too large.',
       template: 'the request line and headers are over {max} bytes',
       params: ['max'],
+    },
+    host_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; an HTTP/1.1 request must send Host; the connection is closed',
+      params: [],
     },
     http_malformed: {
       outcome: 'invalid_request',
@@ -522,6 +564,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
       params: [],
     },
+    method_unknown: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is not a method this service supports; the connection is closed',
+      params: [],
+    },
     method_unsupported: {
       outcome: 'invalid_request',
       order: 6,
@@ -551,7 +602,7 @@ export const REQUEST_PROBLEM_TABLE = {
     },
     path_param_too_long: {
       outcome: 'uri_too_long',
-      order: 12,
+      order: 13,
       status: 414,
       code: 4196,
       message: 'The request URL is too long.',
@@ -620,6 +671,15 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
       template: 'the server is shutting down; retry in {retryAfter} seconds on a new connection',
       params: ['retryAfter'],
+    },
+    storage_commit_unknown: {
+      outcome: 'commit_outcome_unknown',
+      order: 10,
+      status: 503,
+      code: 4198,
+      message: 'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+      template: 'the connection to storage broke while the batch was being committed ({reason}); it may have been stored',
+      params: ['reason'],
     },
     storage_unavailable: {
       outcome: 'service_unavailable',
@@ -724,8 +784,11 @@ export interface RequestProblemParams {
   admin_token_invalid: Record<string, never>;
   auth_malformed: Record<string, never>;
   auth_missing: Record<string, never>;
+  body_chunks_invalid: { reason: string | number };
+  body_chunks_unfinished: Record<string, never>;
   body_invalid_utf8: { offset: string | number };
   body_not_object: { fields: string | number; received: string | number };
+  body_short: Record<string, never>;
   body_timeout: { seconds: string | number };
   body_too_deep: { max: string | number; offset: string | number };
   body_too_large: { max: string | number };
@@ -762,6 +825,7 @@ export interface RequestProblemParams {
   field_missing: { expected: string | number };
   headers_timeout: { seconds: string | number };
   headers_too_large: { max: string | number };
+  host_missing: Record<string, never>;
   http_malformed: { reason: string | number };
   inspector_file_unknown: { received: string | number };
   inspector_not_built: Record<string, never>;
@@ -771,6 +835,7 @@ export interface RequestProblemParams {
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   limits_unavailable: { reason: string | number };
   member_repeated: Record<string, never>;
+  method_unknown: Record<string, never>;
   method_unsupported: { received: string | number };
   no_role: { received: string | number };
   number_out_of_range: { bound: string | number; received: string | number };
@@ -782,6 +847,7 @@ export interface RequestProblemParams {
   scope_missing: { scope: string | number };
   server_busy: { max: string | number; retryAfter: string | number; what: string | number };
   shutting_down: { retryAfter: string | number };
+  storage_commit_unknown: { reason: string | number };
   storage_unavailable: { reason: string | number };
   string_empty: { expected: string | number };
   string_too_long: { length: string | number; max: string | number };

@@ -15,7 +15,10 @@ export function rawAnswer(re: RequestError): string {
     `content-type: ${JSON_CONTENT_TYPE}; charset=utf-8`,
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
-    ...Object.entries(re.headers).map(([k, v]) => `${k}: ${v}`),
+    // The answer closes the connection whatever the error's own headers say: one Connection header.
+    ...Object.entries(re.headers)
+      .filter(([k]) => k.toLowerCase() !== 'connection')
+      .map(([k, v]) => `${k}: ${v}`),
   ];
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }

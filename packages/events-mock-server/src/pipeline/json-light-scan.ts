@@ -144,7 +144,12 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
       if (depth === 2 && inData) {
         // The end of the data array: an element still open is a scalar one.
         if (elStart >= 0 && elements !== null)
-          elements.push({ start: elStart, end: lastScalarEnd(b, elStart, i), members: elMembers, exactNumbers: elExact });
+          elements.push({
+            start: elStart,
+            end: lastScalarEnd(b, elStart, i),
+            members: elMembers,
+            exactNumbers: elExact,
+          });
         elStart = -1;
         inData = false;
       }
@@ -159,7 +164,12 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
     }
     if (c === COMMA) {
       if (inData && depth === 2 && elStart >= 0) {
-        elements?.push({ start: elStart, end: lastScalarEnd(b, elStart, i), members: elMembers, exactNumbers: elExact });
+        elements?.push({
+          start: elStart,
+          end: lastScalarEnd(b, elStart, i),
+          members: elMembers,
+          exactNumbers: elExact,
+        });
         elStart = -1;
       }
       if (depth === 1) expectDataValue = false;

@@ -82,6 +82,23 @@ function requestCsv(s: RequestLogSummary): unknown[] {
   ];
 }
 
+/**
+ * A text cell a spreadsheet would read as a formula (C75): it starts with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return, or their full-width forms, as OWASP's CSV injection guidance and csv-stringify's own
+ * `escape_formulas` list them.
+ */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** A plain number (`-5`, `+3.25`) is data, never a formula: left as it is (C75). */
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/**
+ * Text cells of the CSV exports, neutralised with a leading single quote when a spreadsheet would evaluate
+ * them (C75). Number cells are written by csv-stringify as numbers and never come here; NDJSON is exact.
+ */
+export function csvText(value: string): string {
+  return FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
+}
+
 /** Every row of the pages, one page in memory at a time: the next is read once the stream wants more. */
 async function* rows<T>(first: Page<T>, next: (cursor: string) => Promise<Page<T>>): AsyncGenerator<T> {
   let page = first;
@@ -124,7 +141,11 @@ async function send<T>(
       for await (const r of all) yield csv.row(r);
     })(),
   );
-  const out = stringify({ header: true, columns: [...csv.columns], cast: { boolean: (b) => String(b) } });
+  const out = stringify({
+    header: true,
+    columns: [...csv.columns],
+    cast: { boolean: (b) => String(b), string: csvText },
+  });
   // A store failure midway ends the answer early (the status is sent already); the log says why.
   pipeline(source, out, (err) => {
     if (err) reply.log.warn({ err }, 'export ended early');

@@ -285,3 +285,15 @@ export interface AccountReportData {
 export class BadCursorError extends Error {
   override name = 'BadCursorError';
 }
+
+/**
+ * A batch whose commit may or may not have happened (C74): it was handed to the database and the answer was
+ * lost (the connection broke after the commit was sent, or the failure does not prove a rollback). Every
+ * other store failure is certain: nothing of the batch was stored.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  override name = 'CommitOutcomeUnknownError';
+  constructor(override readonly cause: unknown) {
+    super(`commit outcome unknown: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}

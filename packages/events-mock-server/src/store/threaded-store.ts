@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { DirectoryData } from './directory-data.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
-import { BadCursorError, type Store } from './store.js';
+import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
 
 const here = import.meta.url;
 
@@ -45,7 +45,10 @@ export class StoreThreadError extends Error {
 export class ThreadedSqliteStore implements Store {
   description = 'sqlite';
   readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve(v: unknown): void; reject(e: Error): void; commit?: boolean }
+  >();
   readonly #ready: Promise<void>;
   #next = 1;
   #dead: Error | undefined;
@@ -77,16 +80,25 @@ export class ThreadedSqliteStore implements Store {
     });
     const die = (e: Error) => {
       this.#dead ??= e;
-      for (const p of this.#pending.values()) p.reject(e);
+      // A batch posted to a thread that died may have been committed before it did (C74); anything else
+      // the thread was asked fails as it is.
+      for (const p of this.#pending.values()) p.reject(p.commit ? new CommitOutcomeUnknownError(e) : e);
       this.#pending.clear();
     };
     this.#worker.on('error', die);
     this.#worker.on('exit', (code) => die(new Error(`store thread exited with code ${code}`)));
   }
 
-  /** Opens the store on its thread; rejects as SqliteStore's constructor would (bad path, newer schema). */
-  static async open(options: SqliteStoreOptions): Promise<ThreadedSqliteStore> {
+  /**
+   * Opens the store on its thread; rejects as SqliteStore's constructor would (bad path, newer schema).
+   * `onThread` is handed the thread (tests that stop it mid-commit, C74).
+   */
+  static async open(
+    options: SqliteStoreOptions,
+    onThread?: (thread: Worker) => void,
+  ): Promise<ThreadedSqliteStore> {
     const s = new ThreadedSqliteStore(options);
+    onThread?.(s.#worker);
     try {
       await s.#ready;
       if (options.path !== ':memory:') {
@@ -103,10 +115,15 @@ export class ThreadedSqliteStore implements Store {
   }
 
   #call<T>(method: keyof Store, ...args: unknown[]): Promise<T> {
+    // A thread already gone is certain: the call is never posted.
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#next++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#pending.set(id, {
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ...(method === 'commitBatch' ? { commit: true } : {}),
+      });
       this.#worker.postMessage({ id, method, args });
     });
   }

@@ -13,9 +13,15 @@ export interface RawAnswer {
 
 /**
  * Writes raw bytes on a fresh TCP connection and collects what the server answers until it closes the
- * connection (or `waitMs` passes): for requests no HTTP client would send.
+ * connection (or `waitMs` passes): for requests no HTTP client would send. `halfClose` ends the client's
+ * side once the bytes are written (a FIN), still reading the answer.
  */
-export function rawExchange(port: number, bytes: string | Buffer, waitMs = 5_000): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  bytes: string | Buffer,
+  waitMs = 5_000,
+  options: { halfClose?: boolean } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -46,6 +52,7 @@ export function rawExchange(port: number, bytes: string | Buffer, waitMs = 5_000
     socket.on('end', () => finish('closed'));
     socket.on('close', () => finish('closed'));
     socket.on('error', (e: NodeJS.ErrnoException) => finish(e.code === 'ECONNRESET' ? 'reset' : 'closed'));
-    socket.write(bytes);
+    if (options.halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }

@@ -64,7 +64,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -147,7 +147,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -314,7 +314,7 @@ export const OPERATIONS = [
         { status: '404', description: 'The ad account does not exist (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -410,7 +410,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -449,7 +449,7 @@ export const OPERATIONS = [
         },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -550,7 +550,7 @@ export const OPERATIONS = [
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -611,7 +611,7 @@ export const OPERATIONS = [
         },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -733,7 +733,7 @@ export const OPERATIONS = [
         },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -787,7 +787,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -839,7 +839,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -878,7 +878,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {
@@ -946,7 +946,7 @@ export const OPERATIONS = [
         { status: '429', description: 'A rate limit of C9 is spent.', schema: 'ErrorBody' },
         {
           status: '503',
-          description: 'Storage is unavailable; nothing of the request was stored (C2).',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
         },
         {

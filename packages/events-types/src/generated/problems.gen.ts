@@ -320,7 +320,7 @@ export const REQUEST_ERRORS = [
       status: 400,
       code: 4196,
       message: 'The request was invalid.',
-      when: 'Malformed JSON, a body that is not an object, data missing, not an array, empty or over 1000 events, an unknown top-level key, a field or query parameter that breaks its rule, or a bad test value.',
+      when: 'Malformed JSON, a body that is not an object, data missing, not an array, empty or over 1000 events, an unknown top-level key, a field or query parameter that breaks its rule, or a bad test value; also a request the HTTP parser cannot read (C42): a malformed request line or header, no Host header, a badly chunked body or a body that ends before its length (C73); the connection is then closed.',
       fix: 'Send {"data": [ ...events ]} with 1 to 1000 events.',
     },
     {
@@ -344,8 +344,16 @@ export const REQUEST_ERRORS = [
       status: 503,
       code: 4197,
       message: 'The service is temporarily unavailable; nothing of this request was stored.',
-      when: 'Storage or the shared rate-limit store is unavailable',
+      when: 'Storage failed before the batch was committed (a statement failed and was rolled back, no connection could be had: refused, the pool exhausted), the shared rate-limit store is unavailable, the server is at a cap or shutting down, or an injected fault answers so (C65). This 503 is certain: nothing of the request was stored (C74). Retry-After is set.',
       fix: 'Retry after Retry-After seconds.',
+    },
+    {
+      key: 'commit_outcome_unknown',
+      status: 503,
+      code: 4198,
+      message: 'The service is temporarily unavailable; this request may have been stored; retry with the same event_ids, duplicates are recognised.',
+      when: 'The connection to storage broke while the batch was being committed: the commit was sent and its answer never came, or the call failed in a way that does not prove a rollback (C74). The batch may or may not have been stored. Retry-After is set.',
+      fix: 'Retry the same events with the same event_ids after Retry-After seconds: events that were stored are answered processed with the duplicate warning (C6) and are not stored twice.',
     },
     {
       key: 'request_timeout',
@@ -368,7 +376,7 @@ export const REQUEST_ERRORS = [
       status: 414,
       code: 4196,
       message: 'The request URL is too long.',
-      when: 'A path parameter is over its length limit (C42).',
+      when: 'A path parameter is over its length limit (C42); the connection is closed (C73).',
       fix: 'Check the path.',
     },
   ] as const;
@@ -396,6 +404,16 @@ export const REQUEST_PROBLEMS = {
     admin_token_invalid: { error: 'unauthorized', template: 'send Authorization: Bearer <admin token>', params: [] },
     auth_malformed: { error: 'unauthorized', template: 'must be "Bearer <token>"', params: [] },
     auth_missing: { error: 'unauthorized', template: 'missing; send Authorization: Bearer <token>', params: [] },
+    body_chunks_invalid: {
+      error: 'invalid_request',
+      template: 'is not valid chunked encoding ({reason}); the connection is closed',
+      params: ['reason'],
+    },
+    body_chunks_unfinished: {
+      error: 'invalid_request',
+      template: 'ended before its last chunk (the chunk of size 0); the connection is closed',
+      params: [],
+    },
     body_invalid_utf8: {
       error: 'invalid_request',
       template: 'is not valid UTF-8: the byte at offset {offset} does not belong to a UTF-8 sequence',
@@ -405,6 +423,11 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'must be a JSON object holding {fields}; received {received}',
       params: ['fields', 'received'],
+    },
+    body_short: {
+      error: 'invalid_request',
+      template: 'ended before the length its Content-Length announced; the connection is closed',
+      params: [],
     },
     body_timeout: {
       error: 'request_timeout',
@@ -558,6 +581,11 @@ export const REQUEST_PROBLEMS = {
       template: 'the request line and headers are over {max} bytes',
       params: ['max'],
     },
+    host_missing: {
+      error: 'invalid_request',
+      template: 'is missing; an HTTP/1.1 request must send Host; the connection is closed',
+      params: [],
+    },
     http_malformed: {
       error: 'invalid_request',
       template: 'is not a valid HTTP/1.1 request ({reason}); the connection is closed',
@@ -593,6 +621,11 @@ export const REQUEST_PROBLEMS = {
     member_repeated: {
       error: 'invalid_request',
       template: 'is given more than once; send each member once (I-JSON, RFC 7493)',
+      params: [],
+    },
+    method_unknown: {
+      error: 'invalid_request',
+      template: 'is not a method this service supports; the connection is closed',
       params: [],
     },
     method_unsupported: {
@@ -637,6 +670,11 @@ export const REQUEST_PROBLEMS = {
       error: 'service_unavailable',
       template: 'the server is shutting down; retry in {retryAfter} seconds on a new connection',
       params: ['retryAfter'],
+    },
+    storage_commit_unknown: {
+      error: 'commit_outcome_unknown',
+      template: 'the connection to storage broke while the batch was being committed ({reason}); it may have been stored',
+      params: ['reason'],
     },
     storage_unavailable: { error: 'service_unavailable', template: 'storage is unavailable: {reason}', params: ['reason'] },
     string_empty: { error: 'invalid_request', template: 'must not be empty; send {expected}', params: ['expected'] },

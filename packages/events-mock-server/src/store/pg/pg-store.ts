@@ -18,6 +18,7 @@ import {
   type AccountReportData,
   type BatchResult,
   type BatchWrite,
+  CommitOutcomeUnknownError,
   type CustomEventTypeRow,
   type DedupKey,
   dedupKey,
@@ -55,6 +56,16 @@ const types = {
 
 /** Deadlock and serialization failures roll the whole call back; it is safe to run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * Whether a failed call proves that its transaction was rolled back (C74): the database answered it with an
+ * error of the statement. Errors that end the session or the server (connection exceptions 08, operator
+ * intervention 57P, system errors 58, internal errors XX) may come after the commit; a connection that
+ * broke without an answer proves nothing.
+ */
+export function provesRollback(e: unknown): boolean {
+  return e instanceof pg.DatabaseError && typeof e.code === 'string' && !/^(08|57P|58|XX)/.test(e.code);
+}
 const ATTEMPTS = 3;
 
 /** How often dedup sightings older than the window are deleted (every so many batches per process). */
@@ -320,15 +331,33 @@ export class PgStore implements Store {
       failNames,
       failCodes,
     ];
-    let rows: { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number }[];
+    type DupRow = { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number };
+    let rows: DupRow[];
     for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw new Error('store closed');
+      // Failing to get a connection is certain: nothing was sent (refused, the pool exhausted).
+      const c = await this.#pool.connect();
+      // A connection that breaks while checked out emits its error here as well as to the query.
+      const ignore = () => {};
+      c.on('error', ignore);
       try {
-        rows = await this.#q(
-          'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[])',
-          params,
-        );
+        // One statement: its implicit transaction commits when it ends, before the answer is sent.
+        rows = (
+          await c.query<DupRow>(
+            'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[])',
+            params,
+          )
+        ).rows;
+        c.off('error', ignore);
+        c.release();
         break;
       } catch (e) {
+        c.off('error', ignore);
+        const rolledBack = provesRollback(e);
+        // A connection that failed without an answer of the database is destroyed, not pooled.
+        c.release(rolledBack ? undefined : (e as Error));
+        // Sent, and no answer proves a rollback: the batch may be stored (C74).
+        if (!rolledBack) throw new CommitOutcomeUnknownError(e);
         if (attempt >= ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
       }
     }

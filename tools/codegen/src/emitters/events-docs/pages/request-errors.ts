@@ -38,6 +38,7 @@ export const requestErrorsPage: Page = {
           e.fix,
         ]),
       ),
+      ...certainty(ctx),
       '## Problems named in `details`',
       'Each detail is `{ "path", "problem" }`; the problem is one of these templates, with `{parameters}` filled in.',
       table(
@@ -52,3 +53,27 @@ export const requestErrorsPage: Page = {
     );
   },
 };
+
+/**
+ * The 503 rows side by side (C74): their code and message say whether the request may have been stored, and
+ * the problems under each say which failures answer it.
+ */
+function certainty(ctx: DocsContext): string[] {
+  const rows = ctx.ir.requestErrors.filter((e) => e.status === 503);
+  if (rows.length < 2) return [];
+  return [
+    '## Which 503 answers are certain',
+    `Every 503 carries Retry-After. Its code says whether the request may have been stored (C74): retry with the same event_ids in every case, and events that were stored come back as duplicates (C6, ${link('Per-event errors', 'event-errors')}).`,
+    table(
+      ['Code', 'Message', 'Answered for'],
+      rows.map((e) => [
+        `[${code(String(e.code))}](#${e.key})`,
+        e.message,
+        ctx.ir.requestProblems
+          .filter((p) => p.error === e.key)
+          .map((p) => code(p.key))
+          .join(', '),
+      ]),
+    ),
+  ];
+}
