@@ -82,8 +82,10 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL faults (C48)', () => {
     const down = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'during' })]);
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('1');
-    // No connection could be had: nothing was sent, the 503 is certain (C74).
-    expect(down.body.code).toBe(4197);
+    // No connection could be had: nothing was sent, the 503 is certain (C74). A pooled connection that the
+    // termination has not yet been noticed on takes the batch before it fails: that 503 cannot know the
+    // batch never ran, and says it may have been stored (4198). Either way nothing was stored.
+    expect([4197, 4198]).toContain(down.body.code);
     const ready = await h.call('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.status).toBe('unavailable');

@@ -153,14 +153,15 @@ describe('C74: a store thread that dies while a batch is posted to it', () => {
     const inner = await ThreadedSqliteStore.open({ path: join(dir, 'events.db') }, (w) => {
       thread = w;
     });
-    // The thread is stopped right after the batch was posted to it: whether it committed is unknown.
+    // The thread is told to stop, then the batch is posted before the store has heard of its exit: the call
+    // was posted and never answered, so whether it committed is unknown. (Stopping it after the post races
+    // the commit: on a fast thread the batch is stored first.)
     const store = new Proxy(inner, {
       get(target, key) {
         if (key === 'commitBatch')
           return (b: BatchWrite) => {
-            const p = target.commitBatch(b);
             void thread?.terminate();
-            return p;
+            return target.commitBatch(b);
           };
         const v = Reflect.get(target, key, target);
         return typeof v === 'function' ? v.bind(target) : v;
