@@ -1,6 +1,9 @@
 import { addProblem, type EventProblems, formatMessage } from './problems.js';
 
 const messages = new WeakMap<readonly string[], Map<number, string>>();
+/** The cache of the list met last: an event schema has one list, so a batch looks it up once. */
+let lastFields: readonly string[] | undefined;
+let lastCache: Map<number, string> | undefined;
 
 /**
  * Rule kind `recommended-fields` (C4): one `recommended_missing` warning listing the fields the spec
@@ -9,11 +12,13 @@ const messages = new WeakMap<readonly string[], Map<number, string>>();
  * is rendered once. Nothing is dropped.
  */
 export function recommendedMissing(o: EventProblems, missing: number, fields: readonly string[]): void {
-  let cache = messages.get(fields);
+  let cache = fields === lastFields ? lastCache : messages.get(fields);
   if (cache === undefined) {
     cache = new Map();
     messages.set(fields, cache);
   }
+  lastFields = fields;
+  lastCache = cache;
   let message = cache.get(missing);
   if (message === undefined) {
     const names: string[] = [];
