@@ -81,7 +81,8 @@ export function batchText(size: number, invalidEvery: number): string {
   const data: Json[] = [];
   for (let i = 0; i < size; i++) {
     const bad = invalidEvery > 0 && i % invalidEvery === invalidEvery - 1;
-    const shape = bad ? invalid[i % invalid.length]! : valid[i % valid.length]!;
+    // Failing events take the failing shapes in turn (i % invalid.length would always pick the same one).
+    const shape = bad ? invalid[Math.floor(i / invalidEvery) % invalid.length]! : valid[i % valid.length]!;
     const e: Json = structuredClone(shape);
     e.event_id = `bench-${i}`;
     if (typeof e.event_time === 'number' && e.event_time < 1e11 && e.event_time > 1e9)
