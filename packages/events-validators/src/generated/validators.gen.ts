@@ -1826,7 +1826,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
     }
   }
   let t = a === undefined && dm === 0 && !du ? s : pickUserData(s, a, pm & ~dm);
-  requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
+  if (!(present(t['em']) || present(t['hashed_maids']) || (present(t['client_ip_address']) && present(t['client_user_agent'])))) requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
   return t;
 }
 
