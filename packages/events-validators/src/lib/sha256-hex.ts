@@ -1,6 +1,14 @@
-import { addProblem, type EventProblems, formatMessage, MessageCache, pathOf } from './problems.js';
+import {
+  type EventProblems,
+  formatMessage,
+  MessageCache,
+  pathOf,
+  RecentProblems,
+} from './problems.js';
 
 const cache = new MessageCache();
+/** The dropped digests met last (same field, same item index): a repeat builds no path. */
+const recent = new RecentProblems();
 
 // Per UTF-16 code unit: bit 0 = hex digit, bit 1 = upper-case A-F. A full-range table needs no range test.
 const HEX = new Uint8Array(65536);
@@ -69,11 +77,8 @@ export function digestState(s: string): 0 | 1 | 2 {
 
 /** Reports `hash_dropped`; the value is never quoted back (raw personal data, C4). */
 export function hashDropped(o: EventProblems, p: string, i: number, name: string, j: number): void {
+  if (recent.add(o, p, i, name, j)) return;
   const path = pathOf(p, i, name, j);
-  addProblem(
-    o,
-    'hash_dropped',
-    path,
-    cache.get(path) ?? cache.set(path, formatMessage('hash_dropped', { path })),
-  );
+  const message = cache.get(path) ?? cache.set(path, formatMessage('hash_dropped', { path }));
+  recent.remember(o, p, i, name, j, 'hash_dropped', path, message);
 }
