@@ -1,10 +1,4 @@
-import {
-  type EventProblems,
-  formatMessage,
-  MessageCache,
-  pathOf,
-  RecentProblems,
-} from './problems.js';
+import { type EventProblems, formatMessage, MessageCache, pathOf, RecentProblems } from './problems.js';
 
 const cache = new MessageCache();
 /** The dropped digests met last (same field, same item index): a repeat builds no path. */
