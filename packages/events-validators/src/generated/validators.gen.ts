@@ -16,7 +16,7 @@ import { type EventProblems, pathOf } from '../lib/problems.js';
 import { recommendedMissing } from '../lib/recommended.js';
 import { requireAnyOf } from '../lib/require-any-of.js';
 import { missingRequired } from '../lib/required.js';
-import { hashDropped, hexState } from '../lib/sha256-hex.js';
+import { digestState, hashDropped } from '../lib/sha256-hex.js';
 import { checkUnixSeconds } from '../lib/unix-seconds.js';
 import { unknownKey } from '../lib/unknown-keys.js';
 import { invalidUrl, urlMatcher } from '../lib/url.js';
@@ -1324,7 +1324,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'em', j);
                 d ??= x.slice(0, j);
@@ -1366,7 +1366,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'ph', j);
                 d ??= x.slice(0, j);
@@ -1408,7 +1408,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'ln', j);
                 d ??= x.slice(0, j);
@@ -1450,7 +1450,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'db', j);
                 d ??= x.slice(0, j);
@@ -1492,7 +1492,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'ge', j);
                 d ??= x.slice(0, j);
@@ -1534,7 +1534,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'ct', j);
                 d ??= x.slice(0, j);
@@ -1576,7 +1576,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'st', j);
                 d ??= x.slice(0, j);
@@ -1618,7 +1618,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'zp', j);
                 d ??= x.slice(0, j);
@@ -1660,7 +1660,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'country', j);
                 d ??= x.slice(0, j);
@@ -1702,7 +1702,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'external_id', j);
                 d ??= x.slice(0, j);
@@ -1744,7 +1744,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
               if (typeof y !== 'string') continue;
             }
             {
-              const h = hexState(y);
+              const h = digestState(y);
               if (h === 0) {
                 hashDropped(o, p, i, 'hashed_maids', j);
                 d ??= x.slice(0, j);
@@ -1826,7 +1826,7 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
     }
   }
   let t = a === undefined && dm === 0 && !du ? s : pickUserData(s, a, pm & ~dm);
-  requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
+  if (!(present(t['em']) || present(t['hashed_maids']) || (present(t['client_ip_address']) && present(t['client_user_agent'])))) requireAnyOf(o, p, i, t, ANY_OF_USER_DATA);
   return t;
 }
 

@@ -4,6 +4,7 @@ import { validateConversionEvent } from '../generated/validators.gen.js';
 import { resolveContext, type ValidationContext } from './context.js';
 import { type EventProblems, joinMessages, type Problem, report } from './problems.js';
 import { type RequestFailure, type RequestProblems, requestFailure } from './request.js';
+import { forgetDigests } from './sha256-hex.js';
 
 /** The answer for one event: its status, every problem (uncapped), and the event as it may be stored. */
 export interface EventValidation {
@@ -42,6 +43,7 @@ export interface BatchOptions {
 /** Checks one event against every per-event rule (C4). The within-batch dedup of C6 needs validateBatch. */
 export function validateEvent(event: unknown, ctx?: ValidationContext): EventValidation {
   const o: EventProblems = { errors: [], warnings: [] };
+  forgetDigests();
   const a = validateConversionEvent(event, resolveContext(ctx), o);
   const failed = o.errors.length > 0 || a === undefined;
   return {
@@ -67,6 +69,7 @@ export function validateBatch(
   const data = checkRequestBody(body, r);
   if (data === undefined) return requestFailure(r);
   const c = resolveContext(ctx);
+  forgetDigests();
   const events: EventResult[] = [];
   const accepted: Array<ConversionEvent<string> | null> = [];
   const problems: EventProblems[] = [];

@@ -4,6 +4,7 @@ import {
   formatMessage,
   MessageCache2,
   pathOf,
+  RecentProblems,
   received,
 } from './problems.js';
 
@@ -12,6 +13,8 @@ import {
  * generated code always passes the same, and a batch repeats the same wrong value (an SDK's "en-US").
  */
 const messages = new MessageCache2();
+/** The wrong codes of fields met last (same field, same value): a repeat builds no path. */
+const recent = new RecentProblems();
 
 /**
  * Rule kind `code-list` (C4): `x` must be exactly a code of `codes` (currencies upper-case, languages
@@ -32,10 +35,13 @@ export function checkCode(
   expected: string,
 ): boolean {
   if (codes.has(x)) return true;
+  // A field (j < 0) has one code and one expected text (generated), so (path, value) names the message.
+  if (j < 0 && recent.add(o, p, i, name, x)) return false;
   const path = pathOf(p, i, name, j);
   const known = messages.get(path, x);
   if (known !== undefined) {
-    addProblem(o, code, path, known);
+    if (j < 0 && x.length <= 256) recent.remember(o, p, i, name, x, code, path, known);
+    else addProblem(o, code, path, known);
     return false;
   }
   const cased = upper ? x.trim().toUpperCase() : x.trim().toLowerCase();
@@ -51,6 +57,8 @@ export function checkCode(
     received: received(x),
     suggestion: suggestion === undefined ? undefined : JSON.stringify(suggestion),
   });
-  addProblem(o, code, path, messages.set(path, x, message));
+  messages.set(path, x, message);
+  if (j < 0 && x.length <= 256) recent.remember(o, p, i, name, x, code, path, message);
+  else addProblem(o, code, path, message);
   return false;
 }

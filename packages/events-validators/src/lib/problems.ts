@@ -179,6 +179,66 @@ export function report(o: EventProblems, code: ProblemCode, path: string, params
 }
 
 /**
+ * The last problems one rule reported, each keyed by four values compared with `===` (the object path, its
+ * index, the field or key, and one more: a reason, an item index, the schema's key list): a batch repeats
+ * the same warning event after event (`user_data.fn` dropped, one unusable user agent), and a repeat then
+ * compares a few references and builds nothing, not even the path. Keys are references the generated code
+ * and the runtime hand over unchanged (path constants, keys of the parsed object, cached reasons); a key
+ * equal in content but held by another string still hits, after a string compare.
+ */
+export class RecentProblems {
+  private readonly entries: {
+    p: string;
+    i: number;
+    a: unknown;
+    b: unknown;
+    code: ProblemCode;
+    path: string;
+    message: string;
+    fails: boolean;
+  }[] = [];
+  private next = 0;
+
+  /** Adds the remembered problem for this key to `o` and returns true, or returns false (nothing added). */
+  add(o: EventProblems, p: string, i: number, a: unknown, b: unknown): boolean {
+    const entries = this.entries;
+    for (let k = 0; k < entries.length; k++) {
+      const e = entries[k]!;
+      if (e.a === a && e.b === b && e.i === i && e.p === p) {
+        const problem: Problem = { path: e.path, code: e.code, message: e.message };
+        if (e.fails) o.errors.push(problem);
+        else o.warnings.push(problem);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Remembers a problem (the oldest of RECENT_PROBLEMS entries makes room) and adds it to `o`. */
+  remember(
+    o: EventProblems,
+    p: string,
+    i: number,
+    a: unknown,
+    b: unknown,
+    code: ProblemCode,
+    path: string,
+    message: string,
+  ): void {
+    const e = { p, i, a, b, code, path, message, fails: FAILS.has(code) };
+    if (this.entries.length < RECENT_PROBLEMS) this.entries.push(e);
+    else {
+      this.entries[this.next] = e;
+      this.next = (this.next + 1) % RECENT_PROBLEMS;
+    }
+    addProblem(o, code, path, message);
+  }
+}
+
+/** Problems each RecentProblems keeps: a batch mixes a few shapes of events, each with its own warnings. */
+const RECENT_PROBLEMS = 8;
+
+/**
  * A small cache of rendered messages for problems that depend on their code and path alone (a dropped
  * `user_data.fn`, a raw value in `user_data.em[0]`): a batch repeats them event after event.
  */

@@ -1,5 +1,5 @@
 import { EVENT_NAME_SUGGESTIONS } from '@org/events-types';
-import { addProblem, cut, type EventProblems, formatMessage, pathOf } from './problems.js';
+import { addProblem, cut, type EventProblems, formatMessage, pathOf, RecentProblems } from './problems.js';
 import { nearest } from './suggest.js';
 
 const MAX_DISTANCE = EVENT_NAME_SUGGESTIONS.maxDistance;
@@ -10,6 +10,9 @@ const MAX_DISTANCE = EVENT_NAME_SUGGESTIONS.maxDistance;
  * paths from the generated code), so a repeat costs two map reads.
  */
 const cache = new WeakMap<readonly string[], { size: number; paths: Map<string, Map<string, string>> }>();
+
+/** The unknown keys met last (fn in every user_data): a repeat compares references and builds no path. */
+const recent = new RecentProblems();
 
 /**
  * Rule kind `unknown-keys` (C4): `unknown_field` fails the event (event, custom_data, contents items),
@@ -24,6 +27,7 @@ export function unknownKey(
   key: string,
   known: readonly string[],
 ): void {
+  if (recent.add(o, p, i, key, known)) return;
   let c = cache.get(known);
   if (c === undefined || c.size >= 1024) {
     c = { size: 0, paths: new Map() };
@@ -45,5 +49,6 @@ export function unknownKey(
       c.size++;
     }
   }
-  addProblem(o, code, path, message);
+  if (key.length <= 256) recent.remember(o, p, i, key, known, code, path, message);
+  else addProblem(o, code, path, message);
 }

@@ -8,6 +8,7 @@ import {
   formatTemplate,
   MessageCache2,
   pathOf,
+  RecentProblems,
 } from './problems.js';
 
 // The texts of the {reason} parameter are spec data (messages.yaml); this kind only tells the cases apart.
@@ -78,15 +79,20 @@ function systemItems(t: string, separator: string): number {
 }
 
 const messages = new MessageCache2();
+/** The unusable agents met last: a repeat (same path, same cached reason) builds no path. */
+const recent = new RecentProblems();
 
 /**
  * Reports `invalid_user_agent_dropped`. The message depends on the path and the reason alone, and a batch
  * repeats the same unusable agent (an SDK's placeholder, one bot): rendered once per pair.
  */
 export function userAgentDropped(o: EventProblems, p: string, i: number, name: string, reason: string): void {
+  if (recent.add(o, p, i, name, reason)) return;
   const path = pathOf(p, i, name, -1);
   const message =
     messages.get(path, reason) ??
     messages.set(path, reason, formatMessage('invalid_user_agent_dropped', { path, reason }));
-  addProblem(o, 'invalid_user_agent_dropped', path, message);
+  if (reason.length <= 256)
+    recent.remember(o, p, i, name, reason, 'invalid_user_agent_dropped', path, message);
+  else addProblem(o, 'invalid_user_agent_dropped', path, message);
 }

@@ -181,7 +181,15 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
         literal(r.alternatives),
         'readonly (readonly string[])[]',
       );
-      return [`${scope.lib('require-any-of', 'requireAnyOf')}(o, p, i, t, ${alts});`];
+      // The test inline (named loads, no loop over the lists); the runtime only builds the message.
+      const present = scope.lib('present', 'present');
+      const test = r.alternatives
+        .map((alt) => {
+          const all = alt.map((f) => `${present}(t[${quote(f)}])`).join(' && ');
+          return alt.length > 1 && r.alternatives.length > 1 ? `(${all})` : all;
+        })
+        .join(' || ');
+      return [`if (!(${test})) ${scope.lib('require-any-of', 'requireAnyOf')}(o, p, i, t, ${alts});`];
     }
     case 'default-from-context':
       return block(`if (s[${quote(r.when)}] != null && s[${quote(r.field)}] == null) `, [

@@ -194,7 +194,7 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
       ]);
     case 'sha256-hex':
       return block('', [
-        `const h = ${lib('sha256-hex', 'hexState')}(${v});`,
+        `const h = ${lib('sha256-hex', 'digestState')}(${v});`,
         ...block('if (h === 0) ', [`${lib('sha256-hex', 'hashDropped')}(o, ${loc});`, ...site.drop]),
         ...block('if (h === 2) ', site.set(`${v}.toLowerCase()`)),
       ]);
