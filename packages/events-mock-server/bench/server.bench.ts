@@ -13,7 +13,8 @@
 // inside the server process, see probe.ts), and its RSS when idle after start.
 //
 // Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000); passed on to the
-// server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread).
+// server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread). BENCH_THREAD_COUNTS (default
+// 0,1,2): the validation threads of the extra test-mode rows at the largest size (C76).
 // `--profile` writes V8 CPU profiles per target and size into bench-profiles/<target>-<size>/, one per
 // thread (open them in Chrome DevTools; the largest is the main thread's), and prints after the table where
 // each target's time goes by stage (profile-split.ts).
@@ -32,6 +33,8 @@ import { formatSplit, type ProfileWindow, splitProfiles } from './profile-split.
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const SIZES = (process.env.BENCH_SIZES ?? '1,100,1000').split(',').map(Number);
 const CONNECTIONS = 10;
+/** Validation threads measured at the largest size (C76), beside the default row; BENCH_THREAD_COUNTS. */
+const THREAD_COUNTS = (process.env.BENCH_THREAD_COUNTS ?? '0,1,2').split(',').filter(Boolean).map(Number);
 /** Enough tokens that no one of them sees 10 test requests in a second (C7), even with 1-event batches. */
 const TOKENS = 4000;
 const ACCOUNT = '549755885175';
@@ -265,6 +268,28 @@ try {
     );
     rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
     await test.stop();
+    // C76: what the validation threads buy, at the largest size (the default is the row above).
+    if (size === Math.max(...SIZES) && size * 800 >= 64 * 1024)
+      for (const threads of THREAD_COUNTS) {
+        const child = await start(
+          './mock-server.mjs',
+          {
+            BENCH_DB: join(dir, `test-${size}-${threads}t.db`),
+            BENCH_TOKENS: String(TOKENS),
+            BENCH_THREADS: String(threads),
+          },
+          `test-mode-${threads}t-${size}`,
+        );
+        rows.push(
+          await measure(
+            `mock server, test mode, ${threads} validation thread(s)`,
+            child,
+            `${eventsPath}?test=true`,
+            size,
+          ),
+        );
+        await child.stop();
+      }
     const stored = await start(
       './mock-server.mjs',
       {

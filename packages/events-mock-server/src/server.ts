@@ -69,8 +69,9 @@ export interface StartServerOptions {
   logLevel?: string;
   logger?: Logger;
   /**
-   * Worker threads that parse and validate large batches (default: available parallelism minus 2; 0: all
-   * on the event loop), and the body size from which they are used (default 64 KiB).
+   * Worker threads that parse and validate large batches (default, C76: available parallelism minus 2 and
+   * at least 1, which on 2 cores takes test-mode batches only; 0: all on the event loop), and the body size
+   * from which they are used (default 64 KiB).
    */
   validationThreads?: number;
   validationMinBytes?: number;

@@ -173,20 +173,20 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
 
   app.addHook('onResponse', (req, reply, done) => {
     const op = req.routeOptions.config.operationId ?? 'unknown';
-    const seconds = reply.elapsedTime / 1000;
-    ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
-    ctx.metrics.duration.observe({ operation: op }, seconds);
+    const elapsed = reply.elapsedTime;
+    ctx.metrics.answered(op, reply.statusCode, elapsed / 1000);
     // C60: logged after the answer went out, so logging can neither delay nor change it.
     if (op === 'events/create' && ctx.requestLog.enabled)
       try {
-        ctx.requestLog.record(eventsLogEntry(ctx, req, reply, isTestRequest(req.query)));
+        const test = req.eventsChecked?.test ?? isTestRequest(req.query);
+        ctx.requestLog.record(eventsLogEntry(ctx, req, reply, test));
       } catch (err) {
         ctx.metrics.requestLogErrors.inc();
         req.log.warn({ err }, 'request log entry failed');
       }
     // One line per request: no headers, no body, so no token and no hashed identifier (C8).
     req.log.info(
-      { op, method: req.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { op, method: req.method, status: reply.statusCode, ms: Math.round(elapsed * 10) / 10 },
       'request',
     );
     done();

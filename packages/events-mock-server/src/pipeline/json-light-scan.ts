@@ -44,13 +44,17 @@ export function scanLight(b: Buffer, limits: ScanLimits): LightScan {
   return scanBytes(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), limits);
 }
 
+let scratch = { isObject: new Uint8Array(0), members: new Int32Array(0) };
+
 function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
   const n = b.length;
   const maxDepth = limits.maxDepth;
   const maxMembers = limits.maxMembers;
-  // Per open container: 1 object, 0 array; the members of each open object so far.
-  const isObject = new Uint8Array(maxDepth + 2);
-  const members = new Int32Array(maxDepth + 2);
+  // Per open container: 1 object, 0 array; the members of each open object so far. Kept between calls: two
+  // typed arrays per body cost more than the scan of a 1-event body.
+  if (scratch.members.length < maxDepth + 2)
+    scratch = { isObject: new Uint8Array(maxDepth + 2), members: new Int32Array(maxDepth + 2) };
+  const { isObject, members } = scratch;
   let depth = 0;
   let unicodeEscapes = false;
   let lastString = 0;
@@ -85,7 +89,7 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
       }
       i++;
       lastString = start;
-      if (inData && depth === 2 && elStart < 0) {
+      if (depth === 2 && inData && elStart < 0) {
         elStart = start;
         elMembers = 0;
         elExact = true;

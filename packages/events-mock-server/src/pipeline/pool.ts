@@ -7,9 +7,10 @@ import { type Prepared, prepareBatch } from './prepare.js';
 
 export interface ValidationOptions {
   /**
-   * Worker threads for large bodies; 0 validates everything on the event loop. Default: the available
-   * parallelism minus two (the event loop and the SQLite thread each keep a core busy under load), so 0 on
-   * a 2-core machine, where a thread hop only adds work (see README, Performance).
+   * Worker threads for large bodies; 0 validates everything on the event loop. Default (C76): the available
+   * parallelism minus two (the event loop and the SQLite thread each keep a core busy under load), and at
+   * least one; on a machine of two cores or fewer that one thread takes only batches that store nothing
+   * (test mode), whose second core no store thread uses.
    */
   threads?: number;
   /** Bodies smaller than this (bytes) are validated inline: a thread hop costs more than it saves. */
@@ -51,6 +52,8 @@ function startWorker(): Worker {
  */
 export class ValidationPool {
   readonly #threads: number;
+  /** Batches that are stored are validated inline (the default on two cores or fewer, C76). */
+  readonly #storedInline: boolean;
   readonly #minBytes: number;
   readonly #slots: Slot[] = [];
   readonly #pending = new Map<number, Pending>();
@@ -58,17 +61,22 @@ export class ValidationPool {
   #closed = false;
 
   constructor(options: ValidationOptions = {}) {
-    this.#threads = Math.max(0, options.threads ?? availableParallelism() - 2);
+    const cores = availableParallelism();
+    this.#threads = Math.max(0, options.threads ?? Math.max(1, cores - 2));
+    this.#storedInline = options.threads === undefined && cores <= 2;
     this.#minBytes = options.minBytes ?? 64 * 1024;
   }
 
   /** Where a body of this size is validated: `inline` (the event loop) or `worker`. */
-  threadFor(bytes: number): 'inline' | 'worker' {
-    return this.#threads === 0 || bytes < this.#minBytes || this.#closed ? 'inline' : 'worker';
+  threadFor(bytes: number, stored: boolean): 'inline' | 'worker' {
+    return this.#threads === 0 || bytes < this.#minBytes || this.#closed || (stored && this.#storedInline)
+      ? 'inline'
+      : 'worker';
   }
 
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
-    if (this.threadFor(raw.length) === 'inline') return Promise.resolve(prepareBatch(raw, ctx, withJson));
+    if (this.threadFor(raw.length, withJson) === 'inline')
+      return Promise.resolve(prepareBatch(raw, ctx, withJson));
     const slot = this.#pick();
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.

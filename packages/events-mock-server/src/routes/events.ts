@@ -104,8 +104,8 @@ export function createEventsHandler(ctx: ServerContext) {
       { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
       !flag.test,
     );
-    ctx.metrics.validation.observe(
-      { thread: ctx.validation.threadFor(raw.length) },
+    ctx.metrics.validated(
+      ctx.validation.threadFor(raw.length, !flag.test),
       (performance.now() - validating) / 1000,
     );
     // C70: what the request log may keep of this body, cleaned where it was read.
@@ -182,15 +182,13 @@ export function createEventsHandler(ctx: ServerContext) {
     }
 
     const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
-    ctx.metrics.events.inc(
-      { outcome: 'processed' satisfies EventStatus, mode },
-      response.num_events_processed,
-    );
-    ctx.metrics.events.inc(
-      { outcome: 'failed' satisfies EventStatus, mode },
+    ctx.metrics.countEvents('processed' satisfies EventStatus, mode, response.num_events_processed);
+    ctx.metrics.countEvents(
+      'failed' satisfies EventStatus,
+      mode,
       response.num_events_received - response.num_events_processed,
     );
-    if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
+    if (dupCount) ctx.metrics.countEvents('duplicate', mode, dupCount);
     req.eventsOutcome = logOutcome(prepared, toStore, duplicates, now, flag.test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return JSON.stringify(response);
