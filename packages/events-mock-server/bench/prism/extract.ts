@@ -19,6 +19,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
+import {
+  caseInsensitivePattern,
+  KEEP,
+} from '../../../../tools/codegen/src/emitters/events-validators/structural.js';
 import { CONVERSION_EVENT_JSON_SCHEMA } from '../../../events-validators/src/generated/json-schema.gen.js';
 
 type Node = Record<string, unknown>;
@@ -29,39 +33,6 @@ export const OPENAPI_FILE = at('./events-openapi.yaml');
 export const JSON_SCHEMA_FILE = at('../conversion-event.schema.json');
 const EVENTS_PATH = '/v5/ad_accounts/{ad_account_id}/events';
 const REF = '#/components/schemas/';
-
-/** Keywords kept: the structural part of a schema (as tools/codegen's json-schema-file.ts keeps). */
-const KEEP = new Set([
-  'type',
-  'properties',
-  'required',
-  'items',
-  'enum',
-  'oneOf',
-  'anyOf',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'pattern',
-]);
-
-function caseInsensitivePattern(values: string[]): string {
-  const alt = values.map((v) =>
-    [...v]
-      .map((ch) => {
-        const lo = ch.toLowerCase();
-        const up = ch.toUpperCase();
-        return lo !== up ? `[${lo}${up}]` : ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      })
-      .join(''),
-  );
-  return `^(?:${alt.join('|')})$`;
-}
 
 /** The OpenAPI document of the events operation, as YAML with its header. */
 export function eventsOpenApi(): string {

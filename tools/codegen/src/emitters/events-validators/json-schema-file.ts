@@ -2,41 +2,9 @@ import type { EmittedFile } from '../../emit/emitter.js';
 import { literal } from '../../emit/literal.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { ValidatorModel } from './model.js';
+import { caseInsensitivePattern, KEEP } from './structural.js';
 
 type Node = Record<string, unknown>;
-
-/** Keywords kept: the structural part of a schema (types, required, enums, bounds, failing patterns). */
-const KEEP = new Set([
-  'type',
-  'properties',
-  'required',
-  'items',
-  'enum',
-  'oneOf',
-  'anyOf',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'pattern',
-]);
-
-function caseInsensitivePattern(values: string[]): string {
-  const alt = values.map((v) =>
-    [...v]
-      .map((ch) => {
-        const lo = ch.toLowerCase();
-        const up = ch.toUpperCase();
-        return lo !== up ? `[${lo}${up}]` : ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      })
-      .join(''),
-  );
-  return `^(?:${alt.join('|')})$`;
-}
 
 /**
  * json-schema.gen.ts: the structural JSON Schema (draft-07 / ajv) of the event, from the resolved OpenAPI
