@@ -33,8 +33,9 @@ declare module 'fastify' {
 }
 
 /**
- * The body a log entry keeps (C70): never a value refused or dropped as personal data. A body read but
- * never prepared (a dependency failed first) is cleaned here by the rule's static part. A large body
+ * The body a log entry keeps (C70): never a value refused or dropped as personal data. A body refused as a
+ * whole (not JSON, no batch) or never prepared (a dependency failed first) is cleaned here, on the event loop
+ * before the store sees it, by the rule's static part; only when it is kept. A large body
  * travels as its bytes, decoded by the store (off the event loop where it has a thread); a small one sits
  * in Node's shared pool, whose whole slab a message would copy, and is decoded here.
  */
@@ -43,7 +44,6 @@ function keptBodyOf(raw: Buffer, kept: KeptBody | null): string | Uint8Array | n
     const cleaned = redactJson(raw.toString('utf8'));
     if (cleaned !== null) return cleaned;
   } else if (kept.kind === 'none') return null;
-  else if (kept.kind === 'text') return kept.text;
   else if (kept.kind === 'spliced') {
     const parts: Buffer[] = [];
     let at = 0;

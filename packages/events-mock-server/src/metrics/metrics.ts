@@ -12,26 +12,13 @@ function batchSizeBuckets(): number[] {
 }
 
 /**
- * prom-client hashes the label values on every `inc`/`observe`; the few label sets the hot path uses are bound
- * once and kept (issue 25). `key` must name the label values.
- */
-function bound<T>(children: Map<string, T>, key: string, make: () => T): T {
-  let c = children.get(key);
-  if (c === undefined) {
-    c = make();
-    children.set(key, c);
-  }
-  return c;
-}
-
-/**
  * Prometheus metrics of C12. One registry per server (not prom-client's global one), so several servers in
  * one process (integrators' tests, ours) do not collide.
  */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const metrics = {
+  return {
     registry,
     requests: new Counter({
       name: 'events_http_requests_total',
@@ -87,29 +74,6 @@ export function createMetrics() {
       help: 'Store calls that failed (answered 503).',
       registers: [registry],
     }),
-  };
-  const answered = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-  const outcomes = new Map<string, { inc(n: number): void }>();
-  const validations = new Map<string, { observe(v: number): void }>();
-  return {
-    ...metrics,
-    /** One answered request: its count by operation and status, its duration by operation. */
-    answered(operation: string, status: number, seconds: number): void {
-      const m = bound(answered, `${operation} ${status}`, () => ({
-        count: metrics.requests.labels({ operation, status }),
-        time: metrics.duration.labels({ operation }),
-      }));
-      m.count.inc();
-      m.time.observe(seconds);
-    },
-    /** Conversion events of one batch by outcome and mode. */
-    countEvents(outcome: string, mode: string, n: number): void {
-      bound(outcomes, `${outcome} ${mode}`, () => metrics.events.labels({ outcome, mode })).inc(n);
-    },
-    /** The time one batch took to parse and validate, by where it ran. */
-    validated(thread: string, seconds: number): void {
-      bound(validations, thread, () => metrics.validation.labels({ thread })).observe(seconds);
-    },
   };
 }
 

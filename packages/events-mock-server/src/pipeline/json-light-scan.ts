@@ -50,8 +50,8 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
   const n = b.length;
   const maxDepth = limits.maxDepth;
   const maxMembers = limits.maxMembers;
-  // Per open container: 1 object, 0 array; the members of each open object so far. Kept between calls: two
-  // typed arrays per body cost more than the scan of a 1-event body.
+  // Per open container: 1 object, 0 array; the members of each open object so far. Kept between calls, so a
+  // 1-event body allocates nothing for them.
   if (scratch.members.length < maxDepth + 2)
     scratch = { isObject: new Uint8Array(maxDepth + 2), members: new Int32Array(maxDepth + 2) };
   const { isObject, members } = scratch;

@@ -27,14 +27,13 @@ export interface PreparedEvent {
 }
 
 /**
- * What the request log may keep of a body (C70), decided where the body was read: the bytes as sent, the
- * bytes with some spans replaced (events holding values refused or dropped as personal data), a cleaned
- * text, or nothing (the events could not be located in the bytes).
+ * What the request log may keep of an accepted batch's body (C70), decided where the body was read: the bytes
+ * as sent, the bytes with some spans replaced (events holding values refused or dropped as personal data), or
+ * nothing (the events could not be located in the bytes).
  */
 export type KeptBody =
   | { kind: 'as_sent' }
   | { kind: 'spliced'; spans: { start: number; end: number; text: string }[] }
-  | { kind: 'text'; text: string }
   | { kind: 'none' };
 
 /**
@@ -42,14 +41,13 @@ export type KeptBody =
  * it can be computed in a worker thread and posted back (see pool.ts).
  */
 export type Prepared =
-  | { kind: 'json_error'; reason: string; kept: KeptBody }
+  | { kind: 'json_error'; reason: string }
   /** The bytes break a rule of C35-C37 (UTF-8, surrogates, depth, members, a repeated top-level name). */
-  | { kind: 'bytes_error'; problem: ScanProblem; kept: KeptBody }
+  | { kind: 'bytes_error'; problem: ScanProblem }
   | {
       kind: 'invalid';
       status: number;
       error: { code: number; message: string; details: { path: string; problem: string }[] };
-      kept: KeptBody;
     }
   | {
       kind: 'ok';
@@ -86,14 +84,14 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const light = scanLight(raw, SCAN_LIMITS);
   if (!light.ok) {
     const { ok: _, ...problem } = light;
-    return { kind: 'bytes_error', problem, kept: cleanedWhole(raw.toString('utf8')) };
+    return { kind: 'bytes_error', problem };
   }
   let elements: DataElement[] | null = null;
   if (light.unicodeEscapes) {
     const scan = scanBody(raw, SCAN_LIMITS);
     if (!scan.ok) {
       const { ok: _, ...problem } = scan;
-      return { kind: 'bytes_error', problem, kept: cleanedWhole(raw.toString('utf8')) };
+      return { kind: 'bytes_error', problem };
     }
     elements = scan.elements;
   }
@@ -102,11 +100,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   try {
     body = JSON.parse(text);
   } catch (e) {
-    return {
-      kind: 'json_error',
-      reason: text === '' ? 'the body is empty' : (e as Error).message,
-      kept: cleanedWhole(text),
-    };
+    return { kind: 'json_error', reason: text === '' ? 'the body is empty' : (e as Error).message };
   }
   if (!light.unicodeEscapes) elements = elementsOf(raw, body, light.elements);
   let eventErrors: Map<number, Problem[]> | undefined;
@@ -120,8 +114,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       ]);
     }
   const result = validateBatch(body, ctx, eventErrors ? { eventErrors } : {});
-  if (!result.ok)
-    return { kind: 'invalid', status: result.status, error: result.error, kept: cleanedWhole(text) };
+  if (!result.ok) return { kind: 'invalid', status: result.status, error: result.error };
   const data = (body as { data: unknown[] }).data;
   const exact = withJson && elements !== null && elements.length === data.length;
   const events: PreparedEvent[] = [];
@@ -182,22 +175,17 @@ function elementsOf(
   body: unknown,
   light: readonly { start: number; end: number; members: number; exactNumbers: boolean }[] | null,
 ): DataElement[] | null {
-  if (light === null) return null;
   const data = (body as { data?: unknown } | null)?.data;
-  let same = Array.isArray(data) && data.length === light.length;
+  // Not a batch: the request checks refuse it, and no element is stored or logged.
+  if (light === null || !Array.isArray(data)) return null;
+  let same = data.length === light.length;
   for (let i = 0; same && i < light.length; i++)
-    if (countMembers((data as unknown[])[i]) !== (light[i] as { members: number }).members) same = false;
+    if (countMembers(data[i]) !== (light[i] as { members: number }).members) same = false;
   if (!same) {
     const scan = scanBody(raw, SCAN_LIMITS);
     return scan.ok ? scan.elements : null;
   }
   return light.map((e) => ({ start: e.start, end: e.end, duplicate: null, exactNumbers: e.exactNumbers }));
-}
-
-/** C70: a body refused as a whole, read by the tolerant lexer with the rule's static part. */
-function cleanedWhole(text: string): KeptBody {
-  const cleaned = redactJson(text);
-  return cleaned === null ? { kind: 'as_sent' } : { kind: 'text', text: cleaned };
 }
 
 /**

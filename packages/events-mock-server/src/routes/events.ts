@@ -104,12 +104,13 @@ export function createEventsHandler(ctx: ServerContext) {
       { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
       !flag.test,
     );
-    ctx.metrics.validated(
-      ctx.validation.threadFor(raw.length, !flag.test),
+    ctx.metrics.validation.observe(
+      { thread: ctx.validation.threadFor(raw.length, !flag.test) },
       (performance.now() - validating) / 1000,
     );
-    // C70: what the request log may keep of this body, cleaned where it was read.
-    req.keptBody = prepared.kept;
+    // C70: what the request log may keep of this body, cleaned where it was read (a batch that was
+    // refused as a whole is cleaned when its entry is made, only if it is kept).
+    req.keptBody = prepared.kind === 'ok' ? prepared.kept : null;
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
     if (prepared.kind === 'bytes_error') throw bytesError(prepared.problem); // 400 (C35-C37)
@@ -182,13 +183,15 @@ export function createEventsHandler(ctx: ServerContext) {
     }
 
     const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
-    ctx.metrics.countEvents('processed' satisfies EventStatus, mode, response.num_events_processed);
-    ctx.metrics.countEvents(
-      'failed' satisfies EventStatus,
-      mode,
+    ctx.metrics.events.inc(
+      { outcome: 'processed' satisfies EventStatus, mode },
+      response.num_events_processed,
+    );
+    ctx.metrics.events.inc(
+      { outcome: 'failed' satisfies EventStatus, mode },
       response.num_events_received - response.num_events_processed,
     );
-    if (dupCount) ctx.metrics.countEvents('duplicate', mode, dupCount);
+    if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
     req.eventsOutcome = logOutcome(prepared, toStore, duplicates, now, flag.test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return JSON.stringify(response);
