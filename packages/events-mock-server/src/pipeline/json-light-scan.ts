@@ -225,7 +225,7 @@ const SHORT_STRING = 32;
  * scan). A string with an escape is read byte by byte.
  */
 function stringEnd(b: Uint8Array, i: number, n: number, st: StringState): number {
-  const short = i + SHORT_STRING < n ? i + SHORT_STRING : n;
+  const short = Math.min(i + SHORT_STRING, n);
   for (; i < short; i++) {
     const d = b[i];
     if (d === QUOTE) return i;
