@@ -149,6 +149,8 @@ const USER_AGENT: UserAgentRule = {
     productToken: /[A-Za-z][A-Za-z0-9._-]*\/[0-9][A-Za-z0-9._-]*/,
     systemItemsMin: 2,
     systemSeparator: ';',
+    productTokens: /[A-Za-z][A-Za-z0-9._-]*\/[0-9][A-Za-z0-9._-]*/g,
+    compatibilityProducts: new Set(['mozilla']),
   };
 const VALUES_OPT_OUT_TYPE: readonly string[] = ['ldp'];
 

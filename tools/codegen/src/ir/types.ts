@@ -258,6 +258,8 @@ export interface NormalizationIR {
     /** C22: items the system comment of a user agent must name, and what separates them. */
     systemItemsMin: number;
     systemSeparator: string;
+    /** C85: product names that name no browser or app (`Mozilla`); a user agent needs another product. */
+    compatibilityProducts: string[];
     botPatterns: string[];
   };
 }

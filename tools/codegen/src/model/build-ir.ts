@@ -143,6 +143,7 @@ export const CODE_REASONS: Record<string, string[]> = {
     'empty',
     'few_system_items',
     'ip_address',
+    'no_browser',
     'no_product_token',
     'placeholder',
   ],

@@ -389,6 +389,7 @@ export function readNormalization(r: Reader): NormalizationIR {
       productToken: ua.at('productToken').regex(),
       systemItemsMin: ua.at('systemItemsMin').integer(),
       systemSeparator: ua.at('systemSeparator').string(),
+      compatibilityProducts: ua.at('compatibilityProducts').strings(),
       botPatterns: ua.at('botPatterns').strings(),
     },
   };

@@ -39,6 +39,8 @@ function userAgentRule(ir: IR, scope: FileScope): string {
     `  productToken: ${regexLiteral(ua.productToken)},`,
     `  systemItemsMin: ${ua.systemItemsMin},`,
     `  systemSeparator: ${literal(ua.systemSeparator)},`,
+    `  productTokens: ${regexLiteral(ua.productToken, 'g')},`,
+    `  compatibilityProducts: new Set(${literal(ua.compatibilityProducts.map((p) => p.toLowerCase()))}),`,
     '}',
   ].join('\n');
   scope.lib('user-agent', 'UserAgentRule', true);
