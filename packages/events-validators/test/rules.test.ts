@@ -108,13 +108,7 @@ describe('required (C4)', () => {
             'user_data is missing; send an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent.',
           ],
         ],
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.em, user_data.external_id, user_data.click_id, user_data.client_ip_address, user_data.client_user_agent. Sending them improves matching and reporting.',
-          ],
-        ],
+        // C88: a failed event gets no match-quality advice.
       },
     ],
   ]);
@@ -277,13 +271,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
             'user_data must be an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent; received an array of 0 item(s).',
           ],
         ],
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.em, user_data.external_id, user_data.click_id, user_data.client_ip_address, user_data.client_user_agent. Sending them improves matching and reporting.',
-          ],
-        ],
+        // C88: a failed event gets no match-quality advice.
       },
     ],
     [
@@ -734,19 +722,11 @@ describe('url (C4)', () => {
       {},
     ],
     [
-      'null (nullable): fine, but it is recommended for web events',
+      'null (nullable): fine; recommended for web events, but one missing field alone draws no advice (C88)',
       (e) => {
         e.event_source_url = null;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: event_source_url. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
   ]);
 });
@@ -1241,11 +1221,6 @@ describe('require-any-of (C4: an identifier left after the warnings)', () => {
 });
 
 describe('default-from-context (C4: value without currency)', () => {
-  const recommended = [
-    'recommended_missing',
-    '',
-    'Recommended fields missing: custom_data.currency. Sending them improves matching and reporting.',
-  ];
   it('names the ad account currency and stores it in the accepted event', () => {
     const { r, warnings } = run((e) => delete cd(e).currency);
     expect(warnings).toEqual([
@@ -1254,7 +1229,6 @@ describe('default-from-context (C4: value without currency)', () => {
         'custom_data.currency',
         'custom_data.value was sent without custom_data.currency; the ad account currency EUR was used. Send custom_data.currency with custom_data.value.',
       ],
-      recommended,
     ]);
     expect((r.accepted!.custom_data as Json).currency).toBe('EUR');
   });
@@ -1272,7 +1246,6 @@ describe('default-from-context (C4: value without currency)', () => {
         'custom_data.currency',
         'custom_data.value was sent without custom_data.currency; the ad account currency was used. Send custom_data.currency with custom_data.value.',
       ],
-      recommended,
     ]);
     expect((r.accepted!.custom_data as Json).currency).toBeNull();
   });
@@ -1301,15 +1274,7 @@ describe('ids-in-items (C4: content_ids entries carried by contents)', () => {
         cd(e).content_ids = ['sku-9'];
         delete cd(e).contents;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: custom_data.contents. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
   ]);
 
@@ -1325,41 +1290,41 @@ describe('ids-in-items (C4: content_ids entries carried by contents)', () => {
   });
 });
 
-describe('recommended-fields (C4, x-recommended)', () => {
+describe('recommended-fields (C4, C88: advice only when match quality is low)', () => {
+  const advice = (fields: string) => [
+    'recommended_missing',
+    '',
+    `Low match quality: send ${fields} to raise it most.`,
+  ];
   table([
     [
-      'a web event without external_id and click_id (as Pinterest warns)',
+      'a web event without external_id and click_id still matches well: no advice',
       (e) => {
         delete ud(e).external_id;
         delete ud(e).click_id;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.external_id, user_data.click_id. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
     [
-      'an app event: hashed_maids, not the web fields',
+      'a web lead with only an e-mail: the three missing fields of highest weight, spec order on ties',
+      (e) => {
+        e.event_name = 'lead';
+        delete e.custom_data;
+        e.user_data = { em: ud(e).em };
+      },
+      { warnings: [advice('user_data.ph, user_data.external_id, user_data.click_id')] },
+    ],
+    [
+      'an app event without hashed_maids: hashed_maids first (weight 3), not the web fields',
       (e) => {
         e.action_source = 'app_ios';
+        e.event_name = 'lead';
         delete e.event_source_url;
+        delete e.custom_data;
         delete ud(e).click_id;
         delete ud(e).client_ip_address;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.hashed_maids. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      { warnings: [advice('user_data.hashed_maids, user_data.ph, opt_out')] },
     ],
     [
       'not a purchase event: custom_data is not asked for',
@@ -1370,14 +1335,24 @@ describe('recommended-fields (C4, x-recommended)', () => {
       {},
     ],
     [
-      'a purchase event without custom_data',
+      'a purchase event without custom_data falls below the threshold',
       (e) => void delete e.custom_data,
+      { warnings: [advice('user_data.ph, custom_data.currency, custom_data.value')] },
+    ],
+    [
+      'a failed event gets no advice, however little it carries',
+      (e) => {
+        e.event_name = 'lead';
+        e.action_source = 'app';
+        delete e.custom_data;
+        e.user_data = { em: ud(e).em };
+      },
       {
-        warnings: [
+        errors: [
           [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: custom_data.currency, custom_data.value, custom_data.content_ids, custom_data.num_items, custom_data.order_id, custom_data.contents. Sending them improves matching and reporting.',
+            'invalid_enum',
+            'action_source',
+            'action_source must be one of "web", "app_ios", "app_android", "offline"; received "app".',
           ],
         ],
       },

@@ -169,6 +169,18 @@ export const LIMITS = {
       description: 'A received value quoted in a message is cut to this length.',
       source: 'C18',
     },
+    recommended_warning_fields_max: {
+      value: 3,
+      unit: 'count',
+      description: 'Most missing fields the recommended_missing warning names: those of the highest weight, in spec order on ties; the match-quality view lists them all.',
+      source: 'C88',
+    },
+    recommended_warning_score_below: {
+      value: 0.35,
+      unit: 'decimal',
+      description: 'A processed event gets the recommended_missing warning only when its match quality (the weighted share of the recommended fields that apply which it carries) is below this.',
+      source: 'C88',
+    },
     report_timeline_hours: {
       value: 48,
       unit: 'count',

@@ -213,9 +213,9 @@ export const PROBLEM_CODES = {
     recommended_missing: {
       severity: 'warning',
       kind: 'recommended-fields',
-      template: 'Recommended fields missing: {fields}. Sending them improves matching and reporting.',
+      template: 'Low match quality: send {fields} to raise it most.',
       params: ['fields'],
-      description: 'Fields the spec recommends for this event\'s action source or name are missing (C4).',
+      description: 'A processed event\'s match quality is below limits.recommended_warning_score_below; the warning names the missing recommended fields that raise it most, at most limits.recommended_warning_fields_max (C4, C19, C88). The match-quality view and the Fields page list every recommended field.',
     },
     string_too_long: {
       severity: 'failed',

@@ -217,6 +217,8 @@ export interface ConversionEvent<TCustomEventName extends string = never> {
    * True when the user opted out of web or offline conversion events, enabled Limit Ad Tracking on iOS,
    * or opted out of Ads Personalization on Android.
    *
+   * Recommended (all action sources).
+   *
    * @example false
    */
   opt_out?: boolean;
@@ -225,6 +227,8 @@ export interface ConversionEvent<TCustomEventName extends string = never> {
    *
    * Bounds: at most 256 (limit `short_text_max_length`) characters.
    * Matches `^(direct|ss-[a-z0-9][a-z0-9._-]*)$` (otherwise dropped with a warning).
+   *
+   * Recommended (all action sources).
    *
    * @example "ss-shopify"
    */
@@ -362,18 +366,24 @@ export interface CustomData {
    * Name of the page or product.
    *
    * Bounds: at most 1024 (limit `text_max_length`) characters.
+   *
+   * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
    */
   content_name?: string | null;
   /**
    * Type of merchandise.
    *
    * Bounds: at most 1024 (limit `text_max_length`) characters.
+   *
+   * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
    */
   content_category?: string | null;
   /**
    * Brand of merchandise.
    *
    * Bounds: at most 1024 (limit `text_max_length`) characters.
+   *
+   * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
    */
   content_brand?: string | null;
   /**
@@ -400,6 +410,8 @@ export interface CustomData {
    * String entered in a search event.
    *
    * Bounds: at most 1024 (limit `text_max_length`) characters.
+   *
+   * Recommended (all action sources for add_payment_info, add_to_cart, checkout, initiate_checkout).
    */
   search_string?: string | null;
   /**
@@ -926,6 +938,8 @@ export interface UserData {
    *
    * Normalization before hashing (C5): `phone`.
    *
+   * Recommended (all action sources).
+   *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
   ph?: string[];
@@ -936,6 +950,8 @@ export interface UserData {
    * Each item: A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.
    *
    * Normalization before hashing (C5): `name`.
+   *
+   * Recommended (all action sources).
    *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
@@ -948,6 +964,8 @@ export interface UserData {
    *
    * Normalization before hashing (C5): `date`.
    *
+   * Recommended (all action sources).
+   *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
   db?: string[];
@@ -958,6 +976,8 @@ export interface UserData {
    * Each item: A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.
    *
    * Normalization before hashing (C5): `gender`.
+   *
+   * Recommended (all action sources).
    *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
@@ -970,6 +990,8 @@ export interface UserData {
    *
    * Normalization before hashing (C5): `city`.
    *
+   * Recommended (all action sources).
+   *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
   ct?: string[];
@@ -980,6 +1002,8 @@ export interface UserData {
    * Each item: A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.
    *
    * Normalization before hashing (C5): `state`.
+   *
+   * Recommended (all action sources).
    *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
@@ -992,6 +1016,8 @@ export interface UserData {
    *
    * Normalization before hashing (C5): `zip`.
    *
+   * Recommended (all action sources).
+   *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
   zp?: string[];
@@ -1002,6 +1028,8 @@ export interface UserData {
    * Each item: A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.
    *
    * Normalization before hashing (C5): `country`.
+   *
+   * Recommended (all action sources).
    *
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */

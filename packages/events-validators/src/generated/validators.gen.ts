@@ -126,7 +126,17 @@ const KEYS_USER_DATA: readonly string[] = [
 const PATTERN_CONVERSION_EVENT_PARTNER_NAME = /^(direct|ss-[a-z0-9][a-z0-9._-]*)$/;
 const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'event_source_url',
+    'opt_out',
+    'partner_name',
     'user_data.em',
+    'user_data.ph',
+    'user_data.ln',
+    'user_data.db',
+    'user_data.ge',
+    'user_data.ct',
+    'user_data.st',
+    'user_data.zp',
+    'user_data.country',
     'user_data.external_id',
     'user_data.hashed_maids',
     'user_data.click_id',
@@ -135,10 +145,15 @@ const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'custom_data.currency',
     'custom_data.value',
     'custom_data.content_ids',
+    'custom_data.content_name',
+    'custom_data.content_category',
+    'custom_data.content_brand',
     'custom_data.num_items',
     'custom_data.order_id',
+    'custom_data.search_string',
     'custom_data.contents',
   ];
+const RECOMMENDED_WEIGHTS_CONVERSION_EVENT: readonly number[] = [1, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
 /** Absolute http or https URLs (rule kind url). */
 const URL_CONVERSION_EVENT_EVENT_SOURCE_URL = urlMatcher(['http', 'https']);
 /** The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml). */
@@ -454,21 +469,36 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
     const n0_2 = typeof n0_2r === 'object' && n0_2r !== null ? (n0_2r as Record<string, unknown>) : undefined;
     const en = s['event_name'];
     const g0 = en === 'add_payment_info' || en === 'add_to_cart' || en === 'checkout' || en === 'initiate_checkout';
+    let ap = 0;
     let m = 0;
-    if ((as === 'web') && !present(s['event_source_url'])) m |= 1;
-    if (!present(n0_0?.['em'])) m |= 2;
-    if (!present(n0_0?.['external_id'])) m |= 4;
-    if ((as === 'app_android' || as === 'app_ios') && !present(n0_0?.['hashed_maids'])) m |= 8;
-    if ((as === 'web') && !present(n0_0?.['click_id'])) m |= 16;
-    if ((as === 'web') && !present(n0_0?.['client_ip_address'])) m |= 32;
-    if ((as === 'app_android' || as === 'app_ios' || as === 'web') && !present(n0_0?.['client_user_agent'])) m |= 64;
-    if (g0 && !present(n0_2?.['currency'])) m |= 128;
-    if (g0 && !present(n0_2?.['value'])) m |= 256;
-    if (g0 && !present(n0_2?.['content_ids'])) m |= 512;
-    if (g0 && !present(n0_2?.['num_items'])) m |= 1024;
-    if (g0 && !present(n0_2?.['order_id'])) m |= 2048;
-    if (g0 && !present(n0_2?.['contents'])) m |= 4096;
-    if (m !== 0) recommendedMissing(o, m, RECOMMENDED_CONVERSION_EVENT);
+    if ((as === 'web')) { ap |= 1; if (!present(s['event_source_url'])) m |= 1; }
+    ap |= 2; if (!present(s['opt_out'])) m |= 2;
+    ap |= 4; if (!present(s['partner_name'])) m |= 4;
+    ap |= 8; if (!present(n0_0?.['em'])) m |= 8;
+    ap |= 16; if (!present(n0_0?.['ph'])) m |= 16;
+    ap |= 32; if (!present(n0_0?.['ln'])) m |= 32;
+    ap |= 64; if (!present(n0_0?.['db'])) m |= 64;
+    ap |= 128; if (!present(n0_0?.['ge'])) m |= 128;
+    ap |= 256; if (!present(n0_0?.['ct'])) m |= 256;
+    ap |= 512; if (!present(n0_0?.['st'])) m |= 512;
+    ap |= 1024; if (!present(n0_0?.['zp'])) m |= 1024;
+    ap |= 2048; if (!present(n0_0?.['country'])) m |= 2048;
+    ap |= 4096; if (!present(n0_0?.['external_id'])) m |= 4096;
+    if ((as === 'app_android' || as === 'app_ios')) { ap |= 8192; if (!present(n0_0?.['hashed_maids'])) m |= 8192; }
+    if ((as === 'web')) { ap |= 16384; if (!present(n0_0?.['click_id'])) m |= 16384; }
+    if ((as === 'web')) { ap |= 32768; if (!present(n0_0?.['client_ip_address'])) m |= 32768; }
+    if ((as === 'app_android' || as === 'app_ios' || as === 'web')) { ap |= 65536; if (!present(n0_0?.['client_user_agent'])) m |= 65536; }
+    if (g0) { ap |= 131072; if (!present(n0_2?.['currency'])) m |= 131072; }
+    if (g0) { ap |= 262144; if (!present(n0_2?.['value'])) m |= 262144; }
+    if (g0) { ap |= 524288; if (!present(n0_2?.['content_ids'])) m |= 524288; }
+    if (g0) { ap |= 1048576; if (!present(n0_2?.['content_name'])) m |= 1048576; }
+    if (g0) { ap |= 2097152; if (!present(n0_2?.['content_category'])) m |= 2097152; }
+    if (g0) { ap |= 4194304; if (!present(n0_2?.['content_brand'])) m |= 4194304; }
+    if (g0) { ap |= 8388608; if (!present(n0_2?.['num_items'])) m |= 8388608; }
+    if (g0) { ap |= 16777216; if (!present(n0_2?.['order_id'])) m |= 16777216; }
+    if (g0) { ap |= 33554432; if (!present(n0_2?.['search_string'])) m |= 33554432; }
+    if (g0) { ap |= 67108864; if (!present(n0_2?.['contents'])) m |= 67108864; }
+    if (m !== 0) recommendedMissing(o, m, ap, RECOMMENDED_CONVERSION_EVENT, RECOMMENDED_WEIGHTS_CONVERSION_EVENT);
   }
   return t;
 }

@@ -77,6 +77,8 @@ export interface RecommendedIR {
   actionSources: string[] | 'all';
   /** Event names it is recommended for (groups resolved); null for every name. */
   eventNames: string[] | null;
+  /** C88: how much the field raises match quality (1 when the spec gives none); ranks the advice. */
+  weight: number;
 }
 
 export interface FieldIR {

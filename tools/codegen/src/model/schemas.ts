@@ -250,7 +250,8 @@ function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefin
       return en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
     eventNames = group;
   }
-  return { actionSources, eventNames };
+  const w = r.at('weight');
+  return { actionSources, eventNames, weight: w.present ? w.integer() : 1 };
 }
 
 function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boolean): FieldIR {

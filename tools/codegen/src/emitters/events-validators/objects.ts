@@ -148,17 +148,26 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
     literal(fields.map((r) => r.path)),
     'readonly string[]',
   );
-  lines.push('let m = 0;');
+  const weights = scope.constant(
+    `RECOMMENDED_WEIGHTS_${constName(schema.name)}`,
+    literal(fields.map((r) => r.field.recommended!.weight)),
+    'readonly number[]',
+  );
+  // C88: `ap` marks the recommended fields that apply to this event, `m` those of them it lacks.
+  lines.push('let ap = 0;', 'let m = 0;');
   fields.forEach((r, k) => {
     const rec = r.field.recommended!;
     const conds: string[] = [];
     if (rec.actionSources !== 'all')
       conds.push(`(${rec.actionSources.map((a) => `as === ${quote(a)}`).join(' || ')})`);
     if (rec.eventNames !== null) conds.push(groups.get(rec.eventNames.join()) ?? 'false');
-    conds.push(`!${present}(${r.access})`);
-    lines.push(`if (${conds.join(' && ')}) m |= ${2 ** k};`);
+    const bit = 2 ** k;
+    const missing = `if (!${present}(${r.access})) m |= ${bit};`;
+    lines.push(conds.length ? `if (${conds.join(' && ')}) { ap |= ${bit}; ${missing} }` : `ap |= ${bit}; ${missing}`);
   });
-  lines.push(`if (m !== 0) ${scope.lib('recommended', 'recommendedMissing')}(o, m, ${paths});`);
+  lines.push(
+    `if (m !== 0) ${scope.lib('recommended', 'recommendedMissing')}(o, m, ap, ${paths}, ${weights});`,
+  );
   return block('', lines);
 }
 
