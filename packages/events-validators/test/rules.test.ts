@@ -144,9 +144,9 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
             'custom_data.value must be a string holding a decimal number greater than 0, such as "42.00"; received 0. Send "0".',
           ],
           [
-            'decimal_too_small',
+            'zero_value_on_event',
             'custom_data.value',
-            'custom_data.value must be greater than 0; received "0".',
+            'custom_data.value must be greater than 0 on a checkout event; received "0".',
           ],
         ],
       },
@@ -1006,26 +1006,56 @@ describe('decimal-string (C4)', () => {
       },
       {
         errors: [
-          [
-            'decimal_too_small',
-            'custom_data.value',
-            'custom_data.value must be greater than 0; received "-5".',
-          ],
+          ['decimal_too_small', 'custom_data.value', 'custom_data.value must be at least 0; received "-5".'],
         ],
       },
     ],
     [
-      'value "0.00"',
+      'value "0.00" on a purchase event (C86)',
       (e) => {
         cd(e).value = '0.00';
       },
       {
         errors: [
           [
-            'decimal_too_small',
+            'zero_value_on_event',
             'custom_data.value',
-            'custom_data.value must be greater than 0; received "0.00".',
+            'custom_data.value must be greater than 0 on a checkout event; received "0.00".',
           ],
+        ],
+      },
+    ],
+    [
+      'value "0" on a lead: accepted and stored as sent, no warning (C86, Segment\'s Generate Lead)',
+      (e) => {
+        e.event_name = 'lead';
+        cd(e).value = '0';
+      },
+      {},
+    ],
+    [
+      'an item_name over 1024 characters: only that value is dropped, with a warning (C87)',
+      (e) => {
+        (cd(e).contents as Json[])[0]!.item_name = 'x'.repeat(1025);
+      },
+      {
+        warnings: [
+          [
+            'string_too_long_dropped',
+            'custom_data.contents[0].item_name',
+            'custom_data.contents[0].item_name is 1025 characters long; the most kept is 1024. The value was dropped.',
+          ],
+        ],
+      },
+    ],
+    [
+      'an event_id over 256 characters fails: the cap has a source (Pinterest 5.23, C87)',
+      (e) => {
+        e.event_id = 'e'.repeat(257);
+      },
+      {
+        errors: [
+          ['string_too_long', 'event_id', 'event_id is 257 characters long; the most accepted is 256.'],
         ],
       },
     ],
@@ -1382,5 +1412,36 @@ describe('copy-on-write', () => {
     e.opt_out = false;
     const r = validateEvent(e, ctx);
     expect(r.accepted).toBe(e);
+  });
+});
+
+describe("Pinterest's newer fields (issue 21, C17): validated and kept", () => {
+  it('customer_type, app_info, device_info and contents[].item_brand_id are accepted as sent', () => {
+    const e = validEvent();
+    (e.user_data as Json).customer_type = 'returning';
+    e.app_info = { app_id: '429047995', app_version: '7.9', install_time: NOW - 86_400 };
+    e.device_info = {
+      form_factor: 'cellphone',
+      network_type: 'cellular_5g',
+      os_family: 'ios',
+      battery_level: 80,
+    };
+    (cd(e).contents as Json[])[0]!.item_brand_id = 'brand-42';
+    const r = validateEvent(e, ctx);
+    expect([r.status, r.errors, r.warnings]).toEqual(['processed', [], []]);
+    expect((r.accepted!.user_data as Json).customer_type).toBe('returning');
+    expect(r.accepted!.app_info).toEqual(e.app_info);
+    expect(r.accepted!.device_info).toEqual(e.device_info);
+    expect(((r.accepted!.custom_data as Json).contents as Json[])[0]!.item_brand_id).toBe('brand-42');
+  });
+
+  it("Pinterest's enums and caps hold: an unknown customer_type or form_factor fails the event", () => {
+    const e = validEvent();
+    (e.user_data as Json).customer_type = 'vip';
+    e.device_info = { form_factor: 'phone' };
+    expect(validateEvent(e, ctx).errors.map((p) => [p.code, p.path])).toEqual([
+      ['invalid_enum', 'user_data.customer_type'],
+      ['invalid_enum', 'device_info.form_factor'],
+    ]);
   });
 });

@@ -7,6 +7,10 @@ export type AccessTier = (typeof ACCESS_TIERS)[number];
 export const ACTION_SOURCES = ['web', 'app_ios', 'app_android', 'offline'] as const;
 /** Platform from which the event was ingested (C4). */
 export type ActionSource = (typeof ACTION_SOURCES)[number];
+/** Every value of {@link CustomerType}, in spec order. */
+export const CUSTOMER_TYPES = ['new', 'returning'] as const;
+/** Whether the user is new to the advertiser or has bought before (Pinterest's public API). */
+export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 /** Every value of {@link DedupStatus}, in spec order. */
 export const DEDUP_STATUSES = ['unique', 'deduplicated'] as const;
 /** Whether later duplicates of a stored event arrived (C6, C11). */

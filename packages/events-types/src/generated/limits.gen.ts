@@ -71,7 +71,12 @@ export const LIMITS = {
       description: 'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
       source: 'C6',
     },
-    event_id_max_length: { value: 256, unit: 'characters', description: 'Longest event_id.', source: 'C13' },
+    event_id_max_length: {
+      value: 256,
+      unit: 'characters',
+      description: 'Longest event_id; a longer one fails the event (Pinterest caps the event_id it matches against Conversions API events at 256, OpenAPI 5.23 ConversionMSOTEvents.event_id).',
+      source: 'C87',
+    },
     event_time_max_age_seconds: {
       value: 604800,
       unit: 'seconds',
@@ -238,8 +243,8 @@ export const LIMITS = {
     short_text_max_length: {
       value: 256,
       unit: 'characters',
-      description: 'Longest identifier-like string (IDs, names, versions).',
-      source: 'C13',
+      description: 'Longest identifier-like string (IDs, names, versions) kept; a longer one is dropped with a warning (no source gives this cap).',
+      source: 'C87',
     },
     shutdown_grace_seconds: {
       value: 5,
@@ -262,10 +267,15 @@ export const LIMITS = {
     text_max_length: {
       value: 1024,
       unit: 'characters',
-      description: 'Longest free-text string (names, categories, search strings).',
-      source: 'C13',
+      description: 'Longest free-text string (names, categories, search strings) kept; a longer one is dropped with a warning.',
+      source: 'C87',
     },
-    url_max_length: { value: 8192, unit: 'characters', description: 'Longest event_source_url.', source: 'C13' },
+    url_max_length: {
+      value: 8192,
+      unit: 'characters',
+      description: 'Longest event_source_url kept; a longer one is dropped with a warning.',
+      source: 'C87',
+    },
     user_agent_max_length: { value: 16384, unit: 'characters', description: 'Longest client_user_agent.', source: 'pinterest' },
     value_max: {
       value: 100000000,

@@ -224,6 +224,14 @@ export const PROBLEM_CODES = {
       params: ['length', 'max', 'path'],
       description: 'A string is over its length limit (C4).',
     },
+    string_too_long_dropped: {
+      severity: 'warning',
+      kind: 'bounds',
+      template: '{path} is {length} characters long; the most kept is {max}. The value was dropped.',
+      params: ['length', 'max', 'path'],
+      description: 'A string is over a length cap that no source gives (C13\'s caps for identifiers, free text and URLs); only that value is dropped and the event is processed (C87).',
+      drops: true,
+    },
     too_many_items: {
       severity: 'failed',
       kind: 'bounds',
@@ -245,6 +253,13 @@ export const PROBLEM_CODES = {
       params: ['path', 'suggestion'],
       description: 'An unknown key in user_data, such as fn, is dropped (C4, seed 2.4).',
       drops: true,
+    },
+    zero_value_on_event: {
+      severity: 'failed',
+      kind: 'positive-for-events',
+      template: '{path} must be greater than 0 on a {event} event; received {received}.',
+      params: ['event', 'path', 'received'],
+      description: 'custom_data.value is zero on a purchase event; zero is accepted on other events, such as a lead (C86).',
     },
   } as const;
 /** A stable per-event problem code. */

@@ -85,6 +85,7 @@ export const CONVERSION_EVENT_JSON_SCHEMA: Record<string, unknown> = {
       },
       additionalProperties: false,
     },
+    CustomerType: { type: 'string', enum: ['new', 'returning'] },
     DeviceInfo: {
       type: 'object',
       properties: {
@@ -152,6 +153,7 @@ export const CONVERSION_EVENT_JSON_SCHEMA: Record<string, unknown> = {
         client_ip_address: { type: 'string' },
         client_user_agent: { type: 'string', maxLength: 16384 },
         partner_id: { type: ['string', 'null'], maxLength: 1024 },
+        customer_type: { oneOf: [{ $ref: '#/definitions/CustomerType' }, { type: 'null' }] },
       },
     },
   },

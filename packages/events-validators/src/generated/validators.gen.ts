@@ -11,6 +11,7 @@ import { idsInItems } from '../lib/ids-in-items.js';
 import { ipDropped, ipProblem } from '../lib/ip.js';
 import { mismatch } from '../lib/json-type.js';
 import { patternMismatch } from '../lib/pattern.js';
+import { zeroOnEvent } from '../lib/positive-for-events.js';
 import { present } from '../lib/present.js';
 import { type EventProblems, pathOf } from '../lib/problems.js';
 import { recommendedMissing } from '../lib/recommended.js';
@@ -122,6 +123,7 @@ const KEYS_USER_DATA: readonly string[] = [
     'client_ip_address',
     'client_user_agent',
     'partner_id',
+    'customer_type',
   ];
 const PATTERN_CONVERSION_EVENT_PARTNER_NAME = /^(direct|ss-[a-z0-9][a-z0-9._-]*)$/;
 const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
@@ -238,7 +240,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'event_source_url', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 8192 && !checkMaxLength(o, p, i, 'event_source_url', -1, x, 8192)) break;
+        if (x.length > 8192 && !checkMaxLength(o, p, i, 'event_source_url', -1, x, 8192, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         if (!URL_CONVERSION_EVENT_EVENT_SOURCE_URL.test(x)) {
           invalidUrl(o, p, i, 'event_source_url', x, 'http or https');
           break;
@@ -269,7 +274,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'partner_name', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'partner_name', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 64;
+          break;
+        }
         if (!PATTERN_CONVERSION_EVENT_PARTNER_NAME.test(x)) {
           patternMismatch(o, 'pattern_mismatch_dropped', p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"');
           dm |= 64;
@@ -320,7 +328,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1024;
+          break;
+        }
         break;
       }
       case 'app_name': {
@@ -330,7 +341,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_name', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_name', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_name', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 2048;
+          break;
+        }
         break;
       }
       case 'app_version': {
@@ -340,7 +354,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_version', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_version', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_version', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 4096;
+          break;
+        }
         break;
       }
       case 'device_brand': {
@@ -350,7 +367,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_brand', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_brand', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_brand', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 8192;
+          break;
+        }
         break;
       }
       case 'device_carrier': {
@@ -360,7 +380,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_carrier', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_carrier', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_carrier', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 16384;
+          break;
+        }
         break;
       }
       case 'device_model': {
@@ -370,7 +393,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_model', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_model', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_model', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 32768;
+          break;
+        }
         break;
       }
       case 'device_type': {
@@ -380,7 +406,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_type', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_type', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_type', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 65536;
+          break;
+        }
         break;
       }
       case 'os_version': {
@@ -390,7 +419,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'os_version', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'os_version', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'os_version', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 131072;
+          break;
+        }
         break;
       }
       case 'language': {
@@ -460,6 +492,9 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
       if (t === s) t = { ...s };
       t['custom_data'] = pickCustomData(inner as Record<string, unknown>, undefined, ~1024);
     }
+  }
+  if (t['event_name'] === 'add_payment_info' || t['event_name'] === 'add_to_cart' || t['event_name'] === 'checkout' || t['event_name'] === 'initiate_checkout') {
+    zeroOnEvent(o, p, i, 'custom_data', 'value', t['custom_data'], t['event_name'] as string);
   }
   {
     const as = s['action_source'];
@@ -668,7 +703,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1;
+          break;
+        }
         break;
       }
       case 'item_name': {
@@ -677,7 +715,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_name', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_name', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 2;
+          break;
+        }
         break;
       }
       case 'item_brand': {
@@ -686,7 +727,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_brand', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_brand', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_brand', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 4;
+          break;
+        }
         break;
       }
       case 'item_brand_id': {
@@ -695,7 +739,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_brand_id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'item_brand_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'item_brand_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         break;
       }
       case 'item_category': {
@@ -704,7 +751,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_category', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_category', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_category', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16;
+          break;
+        }
         break;
       }
       case 'item_price': {
@@ -778,7 +828,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (!checkDecimal(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', 0, undefined, 100000000)) break;
+        if (!checkDecimal(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', undefined, 0, 100000000)) break;
         break;
       }
       case 'content_ids': {
@@ -797,7 +847,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
             y = mismatch(o, p, i, 'content_ids', j, y, 'a string', 's', false);
             if (typeof y !== 'string') continue;
           }
-          if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256)) continue;
+          if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256, 'string_too_long_dropped')) {
+            d ??= x.slice(0, j);
+            continue;
+          }
         }
         break;
       }
@@ -808,7 +861,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_name', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_name', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_name', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         break;
       }
       case 'content_category': {
@@ -818,7 +874,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_category', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_category', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_category', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16;
+          break;
+        }
         break;
       }
       case 'content_brand': {
@@ -828,7 +887,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_brand', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_brand', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_brand', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 32;
+          break;
+        }
         break;
       }
       case 'num_items': {
@@ -850,7 +912,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'order_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'order_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'order_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 128;
+          break;
+        }
         break;
       }
       case 'search_string': {
@@ -860,7 +925,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'search_string', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'search_string', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'search_string', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 256;
+          break;
+        }
         break;
       }
       case 'opt_out_type': {
@@ -889,7 +957,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'np', -1, x, 'the partner_name of the event (ss-<company>), only when Pinterest agreed it with the partner (C23)', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'np', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'np', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1024;
+          break;
+        }
         break;
       }
       case 'predicted_ltv': {
@@ -909,7 +980,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'external_measurement_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'external_measurement_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'external_measurement_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 4096;
+          break;
+        }
         break;
       }
       case 'external_measurement_vendor_id': {
@@ -1806,7 +1880,10 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           x = mismatch(o, p, i, 'click_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'click_id', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'click_id', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 2048;
+          break;
+        }
         break;
       }
       case 'client_ip_address': {
@@ -1849,7 +1926,23 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           x = mismatch(o, p, i, 'partner_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'partner_id', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'partner_id', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16384;
+          break;
+        }
+        break;
+      }
+      case 'customer_type': {
+        pm |= 32768;
+        if (x === null) break;
+        if (typeof x !== 'string') {
+          mismatch(o, p, i, 'customer_type', -1, x, 'one of "new", "returning" or null', 'o', false);
+          break;
+        }
+        if (x !== 'new' && x !== 'returning') {
+          invalidEnum(o, p, i, 'customer_type', -1, x, '"new", "returning"');
+          break;
+        }
         break;
       }
       default:
@@ -1881,5 +1974,6 @@ function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<s
   if ((km & 4096) !== 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
   if ((km & 8192) !== 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
   if ((km & 16384) !== 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
+  if ((km & 32768) !== 0 && (v = a?.['customer_type'] ?? s['customer_type']) !== undefined) r['customer_type'] = v;
   return r;
 }

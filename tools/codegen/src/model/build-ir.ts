@@ -34,7 +34,13 @@ export const KIND_CODES: Record<RuleKind | TextKind, string[]> = {
   'integer-exact': ['integer_not_exact'],
   'json-text': ['member_repeated'],
   enum: ['invalid_enum'],
-  bounds: ['empty_string', 'string_too_long', 'too_many_items', 'integer_out_of_range'],
+  bounds: [
+    'empty_string',
+    'string_too_long',
+    'string_too_long_dropped',
+    'too_many_items',
+    'integer_out_of_range',
+  ],
   pattern: ['pattern_mismatch', 'pattern_mismatch_dropped'],
   'event-name': ['invalid_event_name'],
   'unix-seconds': ['event_time_milliseconds', 'event_time_too_old', 'event_time_in_future'],
@@ -49,6 +55,7 @@ export const KIND_CODES: Record<RuleKind | TextKind, string[]> = {
   'default-from-context': ['currency_defaulted'],
   'ids-in-items': ['content_id_not_in_contents'],
   'agrees-with': ['disagreeing_field_dropped'],
+  'positive-for-events': ['zero_value_on_event'],
   'recommended-fields': ['recommended_missing'],
   dedup: ['duplicate_event'],
 };

@@ -42,6 +42,7 @@ export function readLimits(r: Reader): LimitIR[] {
         unit: l.at('unit').oneOf(units),
         description: l.at('description').string(),
         source: String(l.at('source').string()),
+        overflow: l.at('overflow').present ? l.at('overflow').oneOf(['fail', 'drop'] as const) : 'fail',
       };
     })
     .sort(byKey((l) => l.key));
@@ -52,7 +53,7 @@ export function limitRef(limits: LimitIR[], r: Reader): LimitRef {
   const key = r.string();
   const found = limits.find((l) => l.key === key);
   if (!found) r.fail(`unknown limit "${key}"; limits are defined in spec/data/limits.yaml`);
-  return { key, value: found.value };
+  return { key, value: found.value, overflow: found.overflow };
 }
 
 export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): EventNamesIR {

@@ -202,6 +202,23 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
         with: r.at('with').string(),
         except: r.at('except').present ? r.at('except').strings() : [],
       };
+    case 'positive-for-events': {
+      allow('in', 'field', 'eventNames');
+      const group = r.at('eventNames').string();
+      const eventNames = ctx.groups[group];
+      if (!eventNames)
+        return r
+          .at('eventNames')
+          .fail(`unknown event name group "${group}"; groups are defined in spec/data/event-names.yaml`);
+      return {
+        kind,
+        severity: 'failed',
+        in: r.at('in').string(),
+        field: r.at('field').string(),
+        group,
+        eventNames,
+      };
+    }
     case 'recommended-fields':
       allow();
       return { kind, severity: 'warning' };
@@ -379,7 +396,9 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
               ? [r.ids, r.items]
               : r.kind === 'agrees-with'
                 ? [r.in, r.with]
-                : [];
+                : r.kind === 'positive-for-events'
+                  ? [r.in]
+                  : [];
       for (const n of named) check(n, 'field');
     }
     const schema: SchemaIR = {

@@ -128,7 +128,8 @@ function recommendedAdvice(event: Obj, ctx: DocsContext): string | undefined {
     }
   }
   const lacking = missing.reduce((n, m) => n + m.weight, 0);
-  if (total === 0 || 1 - lacking / total >= ctx.limit('recommended_warning_score_below').value) return undefined;
+  if (total === 0 || 1 - lacking / total >= ctx.limit('recommended_warning_score_below').value)
+    return undefined;
   const names = missing
     .map((m, k) => ({ ...m, k }))
     .sort((a, b) => b.weight - a.weight || a.k - b.k)

@@ -93,6 +93,8 @@ export function ruleText(r: RuleIR, ctx: DocsContext): string | undefined {
       return `${code(r.when)} without ${code(r.field)} uses the ad account's ${r.context}`;
     case 'ids-in-items':
       return `every ${code(r.ids)} entry should be the ${code(r.key)} of an entry of ${code(r.items)}`;
+    case 'positive-for-events':
+      return `${code(`${r.in}.${r.field}`)} must be greater than 0 on ${words(r.eventNames.map(code), 'or')} events (group ${code(r.group)}); zero is accepted on other events (C86)`;
     case 'agrees-with':
       return `${code(`${r.in}.${r.field}`)} is kept only when it equals ${code(r.with)}${r.except.length ? `, and ${code(r.with)} is not ${words(r.except.map(code), 'or')}` : ''}`;
     case 'recommended-fields':

@@ -22,11 +22,16 @@ export function matchQualityFile(dir: string, m: ValidatorModel): EmittedFile {
     );
   const holder = holders[0]!;
   const holderSchema = ir.schemas.find((s) => holder.type.kind === 'ref' && s.name === holder.type.name)!;
-  const identifiers = holderSchema.fields.map((f) => ({
-    field: `${holder.name}.${f.name}`,
-    key: f.name,
-    hashed: f.normalize !== undefined,
-  }));
+  // Identifiers are the hashed fields and those sent as is (normalization `unhashed`); others of the holder,
+  // such as customer_type, describe the user without identifying them.
+  const unhashed = new Set(ir.normalization.unhashed);
+  const identifiers = holderSchema.fields
+    .filter((f) => f.normalize !== undefined || unhashed.has(f.name))
+    .map((f) => ({
+      field: `${holder.name}.${f.name}`,
+      key: f.name,
+      hashed: f.normalize !== undefined,
+    }));
   const recommended = recommendedFields(ir, event, '', 's', [], 0).map((r) => {
     const rec = r.field.recommended!;
     return {

@@ -163,7 +163,9 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
     if (rec.eventNames !== null) conds.push(groups.get(rec.eventNames.join()) ?? 'false');
     const bit = 2 ** k;
     const missing = `if (!${present}(${r.access})) m |= ${bit};`;
-    lines.push(conds.length ? `if (${conds.join(' && ')}) { ap |= ${bit}; ${missing} }` : `ap |= ${bit}; ${missing}`);
+    lines.push(
+      conds.length ? `if (${conds.join(' && ')}) { ap |= ${bit}; ${missing} }` : `ap |= ${bit}; ${missing}`,
+    );
   });
   lines.push(
     `if (m !== 0) ${scope.lib('recommended', 'recommendedMissing')}(o, m, ap, ${paths}, ${weights});`,
@@ -239,6 +241,16 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
             `t[${quote(r.in)}] = ${pickName(inner.name)}(inner as Record<string, unknown>, undefined, ~${fieldBit(inner, r.field)});`,
           ],
         ),
+      ]);
+    }
+    case 'positive-for-events': {
+      const nameField = schema.fields.find((f) => f.rules.some((x) => x.kind === 'event-name'));
+      if (!nameField)
+        throw new Error(`events-validators: positive-for-events needs an event-name field in ${schema.name}`);
+      const inName = quote(r.in);
+      const en = `t[${quote(nameField.name)}]`;
+      return block(`if (${r.eventNames.map((n) => `${en} === ${quote(n)}`).join(' || ')}) `, [
+        `${scope.lib('positive-for-events', 'zeroOnEvent')}(o, p, i, ${inName}, ${quote(r.field)}, t[${inName}], ${en} as string);`,
       ]);
     }
     case 'recommended-fields':
