@@ -1445,3 +1445,19 @@ describe("Pinterest's newer fields (issue 21, C17): validated and kept", () => {
     ]);
   });
 });
+
+describe('C87: an array item over a cap with no source is dropped from the accepted array', () => {
+  it('a content_ids entry of 257 characters goes, the others stay', () => {
+    const long = 's'.repeat(257);
+    const { r, warnings } = run((e) => {
+      cd(e).content_ids = ['sku-1', long];
+    });
+    expect(r.status).toBe('processed');
+    expect(warnings[0]).toEqual([
+      'string_too_long_dropped',
+      'custom_data.content_ids[1]',
+      'custom_data.content_ids[1] is 257 characters long; the most kept is 256. The value was dropped.',
+    ]);
+    expect((r.accepted!.custom_data as Json).content_ids).toEqual(['sku-1']);
+  });
+});

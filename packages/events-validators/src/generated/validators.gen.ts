@@ -841,15 +841,27 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           tooManyItems(o, p, i, 'content_ids', x.length, 1000);
           break;
         }
-        for (let j = 0; j < x.length; j++) {
-          let y: unknown = x[j];
-          if (typeof y !== 'string') {
-            y = mismatch(o, p, i, 'content_ids', j, y, 'a string', 's', false);
-            if (typeof y !== 'string') continue;
+        {
+          let d: unknown[] | undefined;
+          for (let j = 0; j < x.length; j++) {
+            let y: unknown = x[j];
+            if (typeof y !== 'string') {
+              y = mismatch(o, p, i, 'content_ids', j, y, 'a string', 's', false);
+              if (typeof y !== 'string') continue;
+            }
+            if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256, 'string_too_long_dropped')) {
+              d ??= x.slice(0, j);
+              continue;
+            }
+            if (d !== undefined) d.push(y);
+            else if (y !== x[j]) {
+              d = x.slice(0, j);
+              d.push(y);
+            }
           }
-          if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256, 'string_too_long_dropped')) {
-            d ??= x.slice(0, j);
-            continue;
+          if (d !== undefined) {
+            if (d.length > 0) (a ??= {})['content_ids'] = d;
+            else dm |= 4;
           }
         }
         break;

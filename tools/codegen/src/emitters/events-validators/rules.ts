@@ -236,6 +236,9 @@ export function mayChange(r: RuleIR): boolean {
     case 'pattern':
     case 'code-list':
       return r.severity === 'warning';
+    case 'bounds':
+      // C87: a maxLength whose limit drops the value.
+      return typeof r.maxLength === 'object' && r.maxLength.overflow === 'drop';
     default:
       return false;
   }
