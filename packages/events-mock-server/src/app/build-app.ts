@@ -123,6 +123,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header(HEADERS.RequestId, req.id);
+    // C89: Pinterest's name for the same id, so its clients find it.
+    reply.header(HEADERS.PinterestRid, req.id);
     const op = req.routeOptions.config.operationId;
     if (op === 'events/create') req.loggedAt = ctx.clock.now();
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.

@@ -702,6 +702,7 @@ export const ROUTES = {
 export const PATH_PARAM_MAX_LENGTH = 100 as const;
 /** Header names of components.headers (x-name) keyed by component: the request id, Retry-After, rate limits. */
 export const HEADERS = {
+    PinterestRid: 'x-pinterest-rid',
     RateLimitLimit: 'x-ratelimit-limit',
     RateLimitRemaining: 'x-ratelimit-remaining',
     RateLimitReset: 'x-ratelimit-reset',

@@ -214,9 +214,13 @@ export interface RateLimitsIR {
     name: string;
     scope: string;
     appliesTo?: string;
+    /** C89: the name the limit header gives this category, when not its own name. */
+    headerName?: string;
     trial: RateLimitWindowIR;
     standard: RateLimitWindowIR;
   }[];
+  /** C89: template of the limit header's value: {limit}, {window}, {name}. */
+  limitHeaderValue: string;
   headers: { limit: string; remaining: string; reset: string; retryAfter: string };
 }
 

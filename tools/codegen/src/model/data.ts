@@ -158,15 +158,18 @@ export function readRateLimits(r: Reader): RateLimitsIR {
       .array()
       .map((c) => {
         const appliesTo = c.at('appliesTo').optString();
+        const headerName = c.at('headerName').optString();
         return {
           name: c.at('name').string(),
           scope: c.at('scope').string(),
           ...(appliesTo ? { appliesTo } : {}),
+          ...(headerName ? { headerName } : {}),
           trial: window(c.at('trial')),
           standard: window(c.at('standard')),
         };
       })
       .sort(byKey((c) => c.name)),
+    limitHeaderValue: r.at('limitHeaderValue').string(),
     headers: {
       limit: h.at('limit').string(),
       remaining: h.at('remaining').string(),
