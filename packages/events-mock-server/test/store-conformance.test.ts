@@ -533,7 +533,7 @@ for (const impl of IMPLEMENTATIONS) {
       expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r4']);
     });
 
-    test('deleteConversions: the users\' events, their dedup sightings and the bodies holding them go (C91)', async () => {
+    test("deleteConversions: the users' events, their dedup sightings and the bodies holding them go (C91)", async () => {
       const H1 = 'a'.repeat(64);
       const H2 = 'b'.repeat(64);
       const user = (index: number, eventId: string, userData: Record<string, unknown>): EventToStore => ({

@@ -31,6 +31,8 @@ import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { adminRequestHandlers } from '../routes/admin-requests.js';
 import { adminSessionHandlers } from '../routes/admin-session.js';
+import { advertiserDefinedEventHandlers } from '../routes/advertiser-defined-events.js';
+import { conversionDeletionRequestHandlers } from '../routes/conversion-deletion-requests.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
@@ -241,6 +243,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   const handlers: Record<OperationId, Handler> = {
     'events/create': createEventsHandler(ctx),
     ...customEventTypeHandlers(ctx),
+    ...advertiserDefinedEventHandlers(ctx),
+    ...conversionDeletionRequestHandlers(ctx),
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),

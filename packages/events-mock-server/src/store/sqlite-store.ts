@@ -1,6 +1,12 @@
 import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
+import {
+  bodyMatches,
+  type DeletionCounts,
+  type DeletionTargets,
+  eventMatches,
+} from './conversion-deletion.js';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import {
@@ -16,7 +22,6 @@ import {
   WRITE_COLUMN_COUNT,
   WRITE_COLUMNS,
 } from './request-log-rows.js';
-import { bodyMatches, type DeletionCounts, type DeletionTargets, eventMatches } from './conversion-deletion.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_3_SQL } from './sqlite-schema.js';
 import {

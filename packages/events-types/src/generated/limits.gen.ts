@@ -71,6 +71,12 @@ export const LIMITS = {
       description: 'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
       source: 'C6',
     },
+    deletion_targets_max: {
+      value: 1000,
+      unit: 'count',
+      description: 'Most user_emails, and most epiks, in one conversion deletion request.',
+      source: 'C91',
+    },
     event_id_max_length: {
       value: 256,
       unit: 'characters',

@@ -530,6 +530,17 @@ export const REQUEST_PROBLEMS = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
+    deletion_request_submitted: {
+      error: 'conflict',
+      template: 'the request {received} is SUBMITTED (this service processes requests at once, C91); only a PENDING request can be cancelled',
+      params: ['received'],
+    },
+    deletion_request_unknown: { error: 'not_found', template: 'no conversion deletion request {received}', params: ['received'] },
+    deletion_targets_empty: {
+      error: 'invalid_request',
+      template: 'names no user; send user_emails, epiks or both, with at least one entry',
+      params: [],
+    },
     encoding_invalid: {
       error: 'invalid_request',
       template: 'the body is not valid {encoding}: {reason}',
@@ -539,6 +550,18 @@ export const REQUEST_PROBLEMS = {
       error: 'unsupported_media_type',
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
+    },
+    epiks_empty: { error: 'invalid_request', template: 'must hold at least {min} EPIK', params: ['min'] },
+    epiks_missing: { error: 'invalid_request', template: 'is missing; send the EPIKs as epiks: [ ... ]', params: [] },
+    epiks_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of EPIKs; received {received}',
+      params: ['received'],
+    },
+    epiks_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} EPIKs; received {count}',
+      params: ['count', 'max'],
     },
     fault_account_unknown: {
       error: 'invalid_request',
@@ -622,6 +645,18 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'must be {expected}; received {received}',
       params: ['expected', 'received'],
+    },
+    items_empty: { error: 'invalid_request', template: 'must hold at least {min} name', params: ['min'] },
+    items_missing: { error: 'invalid_request', template: 'is missing; send the names as items: [ ... ]', params: [] },
+    items_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of advertiser defined events; received {received}',
+      params: ['received'],
+    },
+    items_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} names; received {count}',
+      params: ['count', 'max'],
     },
     json_malformed: { error: 'invalid_request', template: 'not valid JSON: {reason}', params: ['reason'] },
     limit_spent: {
@@ -721,6 +756,22 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'is not a field of the request body; only {allowed} is accepted',
       params: ['allowed'],
+    },
+    user_emails_empty: { error: 'invalid_request', template: 'must hold at least {min} e-mail', params: ['min'] },
+    user_emails_missing: {
+      error: 'invalid_request',
+      template: 'is missing; send the e-mails as user_emails: [ ... ]',
+      params: [],
+    },
+    user_emails_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of e-mail addresses or their SHA-256 digests; received {received}',
+      params: ['received'],
+    },
+    user_emails_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} e-mails; received {count}',
+      params: ['count', 'max'],
     },
   } as const;
 /** Key of a request-level problem. */

@@ -1,7 +1,12 @@
 // C91 on PostgreSQL: a conversion deletion request, in the transaction the store opens. Kept in its own file
 // beside the store: it reads the tables of migration versions 1 and 2 and needs no migration of its own.
 import type pg from 'pg';
-import { bodyMatches, type DeletionCounts, type DeletionTargets, eventMatches } from '../conversion-deletion.js';
+import {
+  bodyMatches,
+  type DeletionCounts,
+  type DeletionTargets,
+  eventMatches,
+} from '../conversion-deletion.js';
 
 export async function deleteConversionsTx(
   c: pg.PoolClient,
@@ -28,6 +33,8 @@ export async function deleteConversionsTx(
   );
   const dropped = bodies.rows.filter((r) => bodyMatches(r.body, t)).map((r) => r.seq);
   if (dropped.length)
-    await c.query('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ANY($1::bigint[])', [dropped]);
+    await c.query('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ANY($1::bigint[])', [
+      dropped,
+    ]);
   return { events: gone.length, requestBodies: dropped.length };
 }
