@@ -2,6 +2,7 @@ import type {
   EnumIR,
   FieldIR,
   LimitIR,
+  LimitRef,
   RecommendedIR,
   RuleIR,
   SchemaIR,
@@ -82,11 +83,7 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   );
 }
 
-function readLimitOrNumber(
-  ctx: SchemaContext,
-  node: Reader,
-  keyword: string,
-): { key: string; value: number } | number | undefined {
+function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): LimitRef | number | undefined {
   const xl = node.at('x-limits').at(keyword);
   if (xl.present) return limitRef(ctx.limits, xl);
   const n = node.at(keyword);
