@@ -13,19 +13,17 @@ afterEach(() => h.close());
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const ade = `/v5/ad_accounts/${A}/advertiser_defined_events`;
 const cdr = `/v5/ad_accounts/${A}/conversion_deletion_requests`;
+/** A create (POST) or update (PATCH) of advertiser defined events, as Pinterest's client sends it. */
+const write = (method: 'POST' | 'PATCH', items: unknown[]) =>
+  h.call(method, ade, { token: T.oauthStd, body: { items } });
 
 describe("C92 Pinterest's advertiser_defined_events", () => {
   test("create, get, update and delete with Pinterest's shapes; custom_event_types sees the same names", async () => {
-    const created = await h.call('POST', ade, {
-      token: T.oauthStd,
-      body: {
-        items: [
-          { name: 'Quiz_Completed', mapped_conversion_type: 'LEAD' },
-          { name: 'checkout', mapped_conversion_type: 'CHECKOUT' },
-          { name: 'quiz_completed', mapped_conversion_type: 'SIGNUP' },
-        ],
-      },
-    });
+    const created = await write('POST', [
+      { name: 'Quiz_Completed', mapped_conversion_type: 'LEAD' },
+      { name: 'checkout', mapped_conversion_type: 'CHECKOUT' },
+      { name: 'quiz_completed', mapped_conversion_type: 'SIGNUP' },
+    ]);
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
       items: [
@@ -50,15 +48,10 @@ describe("C92 Pinterest's advertiser_defined_events", () => {
     expect(got.status).toBe(200);
     expect(got.body).toEqual({ items: [{ name: 'Quiz_Completed', mapped_conversion_type: 'LEAD' }] });
 
-    const updated = await h.call('PATCH', ade, {
-      token: T.oauthStd,
-      body: {
-        items: [
-          { name: 'QUIZ_COMPLETED', mapped_conversion_type: 'SIGNUP' },
-          { name: 'never_made', mapped_conversion_type: 'LEAD' },
-        ],
-      },
-    });
+    const updated = await write('PATCH', [
+      { name: 'QUIZ_COMPLETED', mapped_conversion_type: 'SIGNUP' },
+      { name: 'never_made', mapped_conversion_type: 'LEAD' },
+    ]);
     expect(updated.body).toEqual({
       items: [
         { name: 'Quiz_Completed', status: 'success' },
