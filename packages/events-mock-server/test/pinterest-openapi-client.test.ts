@@ -2,7 +2,7 @@
 // against the server unchanged: its base URL (`.../v5`), paths, parameters and bodies are Pinterest's, and
 // every answer is valid against Pinterest's response schemas (C3, C89, C92).
 import { readFileSync } from 'node:fs';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { A, event, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';

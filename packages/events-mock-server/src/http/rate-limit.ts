@@ -6,6 +6,19 @@ import { type Limiter, RETRY_AFTER, rateLimitHeaders, type Verdict } from '../ra
 import { limitsFor, uncountedState } from '../ratelimit/policy.js';
 import { unavailable } from './storage.js';
 
+/** C89: the headers of an uncounted state, built once per category: a live conversion-token request sets them as they are. */
+const uncountedHeaders = new Map<string, Record<string, string> | null>();
+function uncountedHeadersOf(category: string | null): Record<string, string> | null {
+  if (category === null) return null;
+  let h = uncountedHeaders.get(category);
+  if (h === undefined) {
+    const s = uncountedState(category);
+    h = s ? rateLimitHeaders(s) : null;
+    uncountedHeaders.set(category, h);
+  }
+  return h;
+}
+
 /**
  * Asks the limiter; one that does not answer (Redis away) refuses the request with 503 and Retry-After
  * (C51: fail closed, a request is never admitted uncounted).
@@ -37,8 +50,8 @@ export async function enforceRateLimit(
   const limits = limitsFor(category, principal, adAccountId, isTest);
   if (limits.length === 0) {
     // C89: nothing to count (a conversion token's live events); the headers still name the category.
-    const s = uncountedState(category);
-    if (s) reply.headers(rateLimitHeaders(s));
+    const headers = uncountedHeadersOf(category);
+    if (headers) reply.headers(headers);
     return;
   }
   const verdict = await ask(limiter, limits, true);
@@ -72,8 +85,8 @@ export async function peekRateLimitHeaders(
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const limits = limitsFor(category, auth, adAccountId, isTest);
   if (limits.length === 0) {
-    const s = uncountedState(category);
-    if (s) reply.headers(rateLimitHeaders(s));
+    const headers = uncountedHeadersOf(category);
+    if (headers) reply.headers(headers);
     return;
   }
   // Headers on an answer that is an error anyway: without a limiter to ask, the answer goes without them.
