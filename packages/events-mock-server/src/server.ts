@@ -10,6 +10,7 @@ import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
+import type { SinkConfig } from './delivery/delivery-config.js';
 import { Faults } from './faults/faults.js';
 import type { ServerContext } from './http/context.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from './http/transport.js';
@@ -89,6 +90,8 @@ export interface StartServerOptions {
    * scripted one to make a fraction exact.
    */
   faultRandom?: () => number;
+  /** Sinks added to the config's `delivery.sinks` (C100; the bin's --forward and --publish). */
+  sinks?: SinkConfig[];
   /** Retention of the request log (C60); each wins over the config's `request_log:` section. */
   requestLog?: Partial<RequestLogOptions>;
 }
