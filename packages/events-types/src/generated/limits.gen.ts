@@ -78,9 +78,9 @@ export const LIMITS = {
       source: 'C100',
     },
     delivery_lease_seconds: {
-      value: 30,
+      value: 60,
       unit: 'seconds',
-      description: 'How long a claimed outbox batch belongs to its deliverer; then another deliverer may claim it again (delivery.lease_seconds).',
+      description: 'How long a claimed outbox batch belongs to its deliverer (longer than delivery_timeout_seconds); then another deliverer may claim it again (delivery.lease_seconds).',
       source: 'C100',
     },
     delivery_max_attempts: {
@@ -92,7 +92,7 @@ export const LIMITS = {
     delivery_poll_interval_ms: {
       value: 200,
       unit: 'milliseconds',
-      description: 'How often an idle deliverer looks for due outbox entries (entries accepted by this process wake it at once).',
+      description: 'How often an idle deliverer looks for due outbox entries (the wait between two looks when the outbox was empty).',
       source: 'C100',
     },
     delivery_retention_seconds: {
