@@ -81,7 +81,8 @@ async function ensureStream(jsm: JetStreamManager, c: NatsSinkConfig): Promise<v
     subjects: [`${c.subjectPrefix}.>`],
     max_age: c.maxAgeSeconds * 1000 * NANOS_PER_MS,
     max_bytes: c.maxBytes,
-    duplicate_window: c.duplicateWindowSeconds * 1000 * NANOS_PER_MS,
+    // JetStream refuses a duplicate window longer than the age limit: no message outlives its key anyway.
+    duplicate_window: Math.min(c.duplicateWindowSeconds, c.maxAgeSeconds) * 1000 * NANOS_PER_MS,
   };
   const exists = await jsm.streams.info(c.stream).then(
     () => true,
