@@ -12,6 +12,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
 import { Deliverer } from './delivery/deliverer.js';
 import type { SinkConfig } from './delivery/delivery-config.js';
+import { registerDeliveryMetrics } from './delivery/delivery-metrics.js';
 import { openSinks } from './delivery/open-sinks.js';
 import { Faults } from './faults/faults.js';
 import type { ServerContext } from './http/context.js';
@@ -217,6 +218,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const delivery = await startDelivery(store, config, options, logger);
     deliverer = delivery?.deliverer;
     const metrics = createMetrics();
+    if (delivery) registerDeliveryMetrics(metrics.registry, delivery.deliverer, delivery.outbox);
     const requestLog = new RequestLog(store, clock, metrics, logger, {
       ...DEFAULT_REQUEST_LOG,
       ...definedOnly(config.requestLog),

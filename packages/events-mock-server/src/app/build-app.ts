@@ -31,6 +31,7 @@ import { adminHandlers } from '../routes/admin.js';
 import { adminRequestHandlers } from '../routes/admin-requests.js';
 import { adminSessionHandlers } from '../routes/admin-session.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
+import { deliveryHandlers } from '../routes/delivery.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
 import { exportHandlers } from '../routes/exports.js';
@@ -247,6 +248,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),
+    ...deliveryHandlers(ctx),
     ...adminRequestHandlers(ctx),
     ...adminSessionHandlers(ctx),
     ...exportHandlers(ctx),

@@ -479,6 +479,11 @@ export interface CustomEventTypeList {
   max_items: number;
 }
 
+/** The sinks accepted events are delivered to (C100). */
+export interface DeliveryStatus {
+  sinks: SinkStatus[];
+}
+
 /** One dependency of the server and whether it answers (C48). */
 export interface DependencyStatus {
   /** What it is for, such as `store`. */
@@ -845,6 +850,24 @@ export interface RequestSummary {
 export interface RequestSummaryPage {
   items: RequestSummary[];
   next_cursor: string | null;
+}
+
+/** One sink (C100) and its outbox. */
+export interface SinkStatus {
+  name: string;
+  kind: string;
+  /** Outbox entries still to deliver. */
+  pending: number;
+  /** Outbox entries whose attempts are spent */
+  dead: number;
+  /** Age of the oldest entry still to deliver; null when none waits. */
+  oldest_pending_age_seconds: number | null;
+  /** Events this process delivered since it started. */
+  delivered: number;
+  /** Failed deliveries (batches) of this process since it started. */
+  failures: number;
+  /** The error of the last failed delivery, until one succeeds. */
+  last_error: string | null;
 }
 
 /** A stored event (C11). */
