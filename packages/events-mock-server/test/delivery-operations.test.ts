@@ -86,6 +86,26 @@ test('dead deliveries are shown, keep the server ready, and are re-queued', {
     });
     expect((await s.call('GET', '/metrics')).text).toContain('events_delivery_events_total{sink="up"} 2');
     expect((await upstream.store.report(A)).stored.map((r) => r.processed)).toEqual([2]);
+    // The request's detail (the inspector's page) shows each event's delivery and the upstream's answer.
+    const logged = (await admin('GET', '/admin/requests?limit=1')).body.items[0];
+    const detail = (await admin('GET', `/admin/requests/${logged.request_id}`)).body;
+    expect(
+      detail.items.map((i: { delivery: { delivered_at: number }[] }) =>
+        i.delivery.map((d) => ({ ...d, delivered_at: typeof d.delivered_at })),
+      ),
+    ).toEqual(
+      [0, 1].map(() => [
+        {
+          sink: 'up',
+          state: 'delivered',
+          attempts: 1,
+          last_error: null,
+          next_attempt_at: null,
+          delivered_at: 'number',
+          upstream: { status: 'processed', error_message: null, warning_message: null },
+        },
+      ]),
+    );
   } finally {
     await h?.close();
     await upstream.close();
