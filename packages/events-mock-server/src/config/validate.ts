@@ -200,12 +200,12 @@ function resolveDelivery(d: RawConfig['delivery']): DeliveryConfig {
       name: sinkName(s.name, s.kind, i),
       adAccounts: s.ad_accounts ?? null,
       batchSize: s.batch_size ?? LIMITS.batch_max_events.value,
+      url: s.url,
     };
     if (s.kind === 'nats')
       return {
         ...common,
         kind: 'nats',
-        url: s.url,
         stream: s.stream ?? DEFAULT_STREAM,
         subjectPrefix: s.subject_prefix ?? DEFAULT_SUBJECT_PREFIX,
         maxAgeSeconds: s.max_age_seconds ?? LIMITS.delivery_stream_max_age_seconds.value,
@@ -216,7 +216,6 @@ function resolveDelivery(d: RawConfig['delivery']): DeliveryConfig {
     return {
       ...common,
       kind: 'conversions_api',
-      url: s.url,
       upstreamAdAccount: s.upstream_ad_account ?? null,
       tokenEnv: s.token_env ?? null,
       tokenFile: s.token_file ?? null,

@@ -7,8 +7,8 @@ import type {
   OutboxRoute,
   OutboxState,
   OutboxStats,
-  UpstreamResult,
 } from './outbox.js';
+import { type OutboxStatusRow, statsOf, toEntryStatus } from './outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.
@@ -114,20 +114,7 @@ export class SqliteOutbox {
 
   stats(): OutboxStats[] {
     const rows = this.#s.stats.all() as { sink: string; state: OutboxState; n: number; first: number }[];
-    const bySink = new Map<string, OutboxStats>();
-    for (const r of rows) {
-      let st = bySink.get(r.sink);
-      if (!st) {
-        st = { sink: r.sink, pending: 0, dead: 0, oldestPendingAt: null };
-        bySink.set(r.sink, st);
-      }
-      if (r.state === 'dead') st.dead = r.n;
-      else {
-        st.pending = r.n;
-        st.oldestPendingAt = this.#s.createdAt.pluck().get(r.first) as number;
-      }
-    }
-    return [...bySink.values()];
+    return statsOf(rows, (r) => this.#s.createdAt.pluck().get(r.first) as number);
   }
 
   prune(deliveredBefore: number): number {
@@ -135,29 +122,7 @@ export class SqliteOutbox {
   }
 
   ofRequest(requestId: string): OutboxEntryStatus[] {
-    return (
-      this.#s.ofRequest.all(requestId) as {
-        sink: string;
-        event_name: string;
-        event_id: string;
-        state: OutboxState;
-        attempts: number;
-        last_error: string | null;
-        next_at: number;
-        settled_at: number | null;
-        result: string | null;
-      }[]
-    ).map((r) => ({
-      sink: r.sink,
-      eventName: r.event_name,
-      eventId: r.event_id,
-      state: r.state,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      nextAttemptAt: r.state === 'pending' ? r.next_at : null,
-      deliveredAt: r.state === 'delivered' ? r.settled_at : null,
-      result: r.result === null ? null : (JSON.parse(r.result) as UpstreamResult),
-    }));
+    return (this.#s.ofRequest.all(requestId) as OutboxStatusRow[]).map(toEntryStatus);
   }
 }
 

@@ -8,8 +8,8 @@ import type {
   OutboxRoute,
   OutboxState,
   OutboxStats,
-  UpstreamResult,
 } from '../../outbox.js';
+import { type OutboxStatusRow, statsOf, toEntryStatus } from '../../outbox-rows.js';
 import {
   CLAIM_ACCOUNTS,
   CLAIM_BATCH,
@@ -20,9 +20,6 @@ import {
   SETTLE_FAILED,
   STATS,
 } from './outbox-sql.js';
-
-/** bigint columns arrive as strings from pg; the values here stay far below 2^53. */
-const num = (v: unknown) => (v === null ? null : Number(v));
 
 /**
  * The Outbox of C100 on PostgreSQL (NOT WIRED: see outbox-sql.ts for what the store must do). Several
@@ -102,22 +99,13 @@ export class PgOutbox implements Outbox {
   }
 
   async outboxStats(): Promise<OutboxStats[]> {
-    const by = new Map<string, OutboxStats>();
-    for (const r of (await this.#pool.query(STATS)).rows as {
+    const rows = (await this.#pool.query(STATS)).rows as {
       sink: string;
       state: OutboxState;
       n: number;
       oldest: string | null;
-    }[]) {
-      const s = by.get(r.sink) ?? { sink: r.sink, pending: 0, dead: 0, oldestPendingAt: null };
-      if (r.state === 'dead') s.dead = r.n;
-      else {
-        s.pending = r.n;
-        s.oldestPendingAt = num(r.oldest);
-      }
-      by.set(r.sink, s);
-    }
-    return [...by.values()];
+    }[];
+    return statsOf(rows, (r) => (r.oldest === null ? null : Number(r.oldest)));
   }
 
   async pruneOutbox(deliveredBefore: number): Promise<number> {
@@ -125,27 +113,6 @@ export class PgOutbox implements Outbox {
   }
 
   async outboxOfRequest(requestId: string): Promise<OutboxEntryStatus[]> {
-    const rows = (await this.#pool.query(OF_REQUEST, [requestId])).rows as {
-      sink: string;
-      event_name: string;
-      event_id: string;
-      state: OutboxState;
-      attempts: number;
-      last_error: string | null;
-      next_at: string;
-      settled_at: string | null;
-      result: UpstreamResult | null;
-    }[];
-    return rows.map((r) => ({
-      sink: r.sink,
-      eventName: r.event_name,
-      eventId: r.event_id,
-      state: r.state,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      nextAttemptAt: r.state === 'pending' ? num(r.next_at) : null,
-      deliveredAt: r.state === 'delivered' ? num(r.settled_at) : null,
-      result: r.result,
-    }));
+    return ((await this.#pool.query(OF_REQUEST, [requestId])).rows as OutboxStatusRow[]).map(toEntryStatus);
   }
 }
