@@ -168,6 +168,17 @@ for (const impl of impls)
       });
     });
 
+    test('a released batch is claimable at once, with no attempt counted', async () => {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
+      await store.commitBatch(batch('1', 'r1', ['a']));
+      const [held] = await claim(store, 'A', 2000);
+      await store.settleOutbox('B', { kind: 'released', ids: held?.entries.map((e) => e.id) ?? [] });
+      expect(await claim(store, 'B', 2001)).toEqual([]);
+      await store.settleOutbox('A', { kind: 'released', ids: held?.entries.map((e) => e.id) ?? [] });
+      const [again] = await claim(store, 'B', 2001);
+      expect(again?.entries.map((e) => [e.eventId, e.attempts])).toEqual([['a', 0]]);
+    });
+
     test('reset empties the outbox', async () => {
       await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
       await store.commitBatch(batch('1', 'r1', ['a']));

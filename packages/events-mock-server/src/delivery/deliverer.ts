@@ -93,8 +93,12 @@ export class Deliverer {
     const ids = b.entries.map((e) => e.id);
     const timeout = AbortSignal.timeout(this.#c.timeoutSeconds * 1000);
     const outcome = await sink.deliver(b, AbortSignal.any([this.#stop.signal, timeout]));
-    // Stopping: the batch stays leased and is claimed again once the lease passes (at least once, C100).
-    if (this.#stop.signal.aborted) return;
+    // Stopping cut the delivery: the batch is given back unsent, so a restart claims it at once (at least once, C100). An
+    // upstream that received it anyway drops the repeat by its key.
+    if (!outcome.ok && this.#stop.signal.aborted) {
+      await this.#outbox.settleOutbox(this.#owner, { kind: 'released', ids }).catch(() => {});
+      return;
+    }
     const counters = this.#counters.get(sink.name) as SinkCounters;
     const now = this.#now();
     if (outcome.ok) {

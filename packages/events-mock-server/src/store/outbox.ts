@@ -71,6 +71,8 @@ export interface UpstreamResult {
 }
 
 export type OutboxOutcome =
+  /** Given back unsent (the deliverer stops): claimable again at once, no attempt counted. */
+  | { kind: 'released'; ids: readonly number[] }
   | { kind: 'delivered'; ids: readonly number[]; now: number; results?: readonly (UpstreamResult | null)[] }
   | {
       kind: 'failed';

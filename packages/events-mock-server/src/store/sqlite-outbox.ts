@@ -89,6 +89,10 @@ export class SqliteOutbox {
     const s = this.#s;
     this.#db
       .transaction(() => {
+        if (o.kind === 'released') {
+          s.release.run(JSON.stringify(o.ids), owner);
+          return;
+        }
         if (o.kind === 'failed') {
           s.failed.run({
             max: o.maxAttempts,
@@ -155,6 +159,10 @@ function prepare(db: Db) {
          state = CASE WHEN attempts + 1 >= @max THEN 'dead' ELSE 'pending' END,
          settled_at = @now, last_error = @error, next_at = @retryAt, lease_owner = NULL, lease_until = NULL
        WHERE id IN (SELECT value FROM json_each(@ids)) AND lease_owner = @owner AND state = 'pending'`,
+    ),
+    release: p(
+      `UPDATE outbox SET lease_owner = NULL, lease_until = NULL
+       WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND state = 'pending'`,
     ),
     requeue: p(
       `UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?, settled_at = NULL

@@ -80,6 +80,10 @@ UPDATE outbox SET attempts = attempts + 1,
   settled_at = $2, last_error = $3, next_at = $4, lease_owner = NULL, lease_until = NULL
 WHERE id = ANY($5::bigint[]) AND lease_owner = $6 AND state = 'pending'`;
 
+export const RELEASE = `
+UPDATE outbox SET lease_owner = NULL, lease_until = NULL
+WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND state = 'pending'`;
+
 export const REQUEUE_DEAD = `
 UPDATE outbox SET state = 'pending', attempts = 0, next_at = $1, settled_at = NULL
 WHERE state = 'dead' AND ($2::text IS NULL OR sink = $2)`;

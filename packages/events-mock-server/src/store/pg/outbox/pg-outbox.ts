@@ -15,6 +15,7 @@ import {
   CLAIM_BATCH,
   OF_REQUEST,
   PRUNE,
+  RELEASE,
   REQUEUE_DEAD,
   SETTLE_DELIVERED,
   SETTLE_FAILED,
@@ -83,7 +84,8 @@ export class PgOutbox implements Outbox {
   }
 
   async settleOutbox(owner: string, o: OutboxOutcome): Promise<void> {
-    if (o.kind === 'failed')
+    if (o.kind === 'released') await this.#pool.query(RELEASE, [o.ids, owner]);
+    else if (o.kind === 'failed')
       await this.#pool.query(SETTLE_FAILED, [o.maxAttempts, o.now, o.error, o.retryAt, o.ids, owner]);
     else
       await this.#pool.query(SETTLE_DELIVERED, [
