@@ -17,10 +17,10 @@ let dir: string;
 const clock = new ManualClock(T0);
 
 /** The upstream: this server on a file of its own, so a restart keeps what it received. */
-const upstreamAt = (port: number): Promise<RunningServer> =>
+const upstreamAt = (port: number, file = 'upstream.db'): Promise<RunningServer> =>
   startServer({
     config: testConfig(),
-    db: join(dir, 'upstream.db'),
+    db: join(dir, file),
     synchronous: 'NORMAL',
     port,
     clock,
@@ -108,6 +108,44 @@ test(`${EVENTS} events reach an upstream stopped and restarted mid-run, each onc
     );
   } finally {
     await sender?.close();
+    await upstream.close();
+  }
+});
+
+test('two instances on one SQLite file share the outbox: no entry is delivered by both', {
+  timeout: 120_000,
+}, async () => {
+  const upstream = await upstreamAt(0, 'upstream-shared.db');
+  const config = {
+    ...testConfig(),
+    delivery: {
+      sinks: [
+        { name: 'pinterest', kind: 'conversions_api', url: upstream.url, token_file: join(dir, 'token') },
+      ],
+      // Small batches: both instances get a share of the claims.
+      concurrency: 1,
+    },
+  };
+  const path = join(dir, 'shared.db');
+  const instances: Harness[] = [];
+  try {
+    for (let i = 0; i < 2; i++)
+      instances.push(await startHarness({ clock, db: path, synchronous: 'NORMAL', config }));
+    const [one, two] = instances as [Harness, Harness];
+    const N = 2000;
+    for (let i = 0; i < N; i += 100) {
+      const data = Array.from({ length: 100 }, (_, j) => event(one.nowS(), { event_id: `shared-${i + j}` }));
+      expect((await (i % 200 ? one : two).send(A, T.convA, data)).status).toBe(200);
+    }
+    const outbox = one.server.store as unknown as import('../src/store/outbox.js').Outbox;
+    await until(async () => (await outbox.outboxStats()).length === 0);
+    const delivered = instances.map((h) => h.server.delivery?.counters()[0]?.delivered ?? 0);
+    // Each entry was delivered by exactly one of them, and the upstream saw no repeat.
+    expect(delivered[0]! + delivered[1]!).toBe(N);
+    const report = await upstream.store.report(A);
+    expect(report.stored.map((r) => [r.processed, r.duplicates])).toEqual([[N, 0]]);
+  } finally {
+    for (const h of instances) await h.close();
     await upstream.close();
   }
 });

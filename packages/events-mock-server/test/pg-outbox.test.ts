@@ -87,7 +87,11 @@ describe.skipIf(!(await postgresReachable()))('PgOutbox (not wired)', () => {
     await outbox.settleOutbox('D', { kind: 'released', ids: held?.entries.map((e) => e.id) ?? [] });
     const [back] = await claim('E', 5001);
     expect(back?.entries.map((e) => [e.eventId, e.attempts])).toEqual([['d', 0]]);
-    await outbox.settleOutbox('E', { kind: 'delivered', ids: back?.entries.map((e) => e.id) ?? [], now: 5002 });
+    await outbox.settleOutbox('E', {
+      kind: 'delivered',
+      ids: back?.entries.map((e) => e.id) ?? [],
+      now: 5002,
+    });
   });
 
   test('claimers racing never hold one entry at once, and every entry is claimed', async () => {
