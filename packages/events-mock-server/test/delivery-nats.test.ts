@@ -6,6 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { expect, test } from 'vitest';
 import type { Outbox } from '../src/store/outbox.js';
+import { spawnBin } from './support/child.js';
 import { A, B, event, T, testConfig } from './support/fixtures.js';
 import { startHarness } from './support/server.js';
 
@@ -82,5 +83,37 @@ test('every accepted event is published once, keyed, on its account subject', {
   } finally {
     await nc.close();
     await h.close();
+  }
+});
+
+test('--publish prints one line naming the sink and publishes to the default stream', {
+  timeout: 60_000,
+}, async () => {
+  const child = await spawnBin([
+    '--port',
+    '0',
+    '--db',
+    ':memory:',
+    '--publish',
+    NATS_URL,
+    '--log-level',
+    'warn',
+  ]);
+  try {
+    await until(async () => child.stdout().includes('delivery:'));
+    expect(child.stdout()).toContain(
+      `delivery: publish publishes all ad accounts to NATS ${NATS_URL} (stream EVENTS, subjects events.<ad account>)`,
+    );
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      expect((await (await jetstreamManager(nc)).streams.info('EVENTS')).config.subjects).toEqual([
+        'events.>',
+      ]);
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
   }
 });
