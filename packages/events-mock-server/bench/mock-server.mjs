@@ -34,6 +34,24 @@ if (workers > 1 && cluster.isPrimary) {
     // BENCH_REQUEST_LOG=off: no request log (C60), to measure what it costs.
     ...(process.env.BENCH_REQUEST_LOG === 'off' ? { requestLog: { maxEntries: 0 } } : {}),
     config: {
+      // BENCH_PUBLISH=nats://...: every stored event also goes to the outbox and on to JetStream (C100), to
+      // set the stored rate with a sink beside the rate without.
+      ...(process.env.BENCH_PUBLISH
+        ? {
+            delivery: {
+              sinks: [
+                {
+                  kind: 'nats',
+                  url: process.env.BENCH_PUBLISH,
+                  stream: 'EVENTS_BENCH',
+                  subject_prefix: 'events-bench',
+                  max_age_seconds: 3600,
+                  max_bytes: 1073741824,
+                },
+              ],
+            },
+          }
+        : {}),
       ad_accounts: [{ id: '549755885175', currency: 'USD' }],
       tokens: Array.from({ length: tokens }, (_, i) => ({
         id: `bench-${i}`,

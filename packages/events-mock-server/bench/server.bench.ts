@@ -21,6 +21,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,26 @@ const THREAD_COUNTS = (process.env.BENCH_THREAD_COUNTS ?? '0,1,2').split(',').fi
 /** Enough tokens that no one of them sees 10 test requests in a second (C7), even with 1-event batches. */
 const TOKENS = 4000;
 const ACCOUNT = '549755885175';
+/** NATS JetStream of the sink row (C100); the row is left out, and said so, when it does not answer. */
+const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** Whether something accepts connections at a nats:// URL's host and port. */
+function reachable(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: u.hostname, port: Number(u.port || 4222) });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
 const PROFILE_DIR = process.argv.includes('--profile')
@@ -234,6 +255,7 @@ const rows: Row[] = [];
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const pgAdmin = await pgReachable(PG_ADMIN_URL);
+const natsUp = await reachable(NATS_URL);
 const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
@@ -300,6 +322,21 @@ try {
     );
     rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
     await stored.stop();
+    // C100: the same with a NATS sink, so the outbox rows written in each batch's transaction (and the
+    // deliverer sharing the store thread) show against the row above.
+    if (natsUp) {
+      const published = await start(
+        './mock-server.mjs',
+        {
+          BENCH_DB: join(dir, `published-${size}.db`),
+          BENCH_TOKENS: String(TOKENS),
+          BENCH_PUBLISH: NATS_URL,
+        },
+        `sqlite-nats-${size}`,
+      );
+      rows.push(await measure('mock server, SQLite + NATS sink (outbox)', published, eventsPath, size));
+      await published.stop();
+    }
     if (pgAdmin) {
       for (const workers of [1, 2]) {
         const db = await createBenchDatabase(pgAdmin);
@@ -352,6 +389,7 @@ for (const r of rows) {
     `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith('floor'))} | ${ratio(r, (t) => t === PRISM)} | ${r.errors} |`,
   );
 }
+if (!natsUp) notes.push(`NATS did not answer at ${NATS_URL}: the row with a NATS sink (C100) is left out.`);
 if (prismChecked)
   notes.push(
     'Prism validated requests (a valid event got 200, one with an unknown action_source 422); it answers its static 200 example whatever the batch size.',

@@ -5,13 +5,21 @@ import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { fixMmapThreshold } from './core/native-memory.js';
-import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
+import {
+  describeSink,
+  FORWARD_TOKEN_ENV,
+  forwardSink,
+  publishSink,
+  type SinkConfig,
+} from './delivery/delivery-config.js';
+import { DEMO_REQUEST, JSON_CONTENT_TYPE, ROUTES } from './generated/routes.gen.js';
 import { parseLimitsUrl } from './ratelimit/open-limiter.js';
 import { type RunningServer, type StartServerOptions, startServer } from './server.js';
 import { parseStoreUrl } from './store/store-url.js';
 
 const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [--store URL | --db PATH]
                           [--limits memory|URL] [--workers N] [--log-level L]
+                          [--forward URL [--forward-account ID]] [--publish nats://HOST:PORT]
 
   --port N        port to listen on (0 picks a free one; default: config server.port, else 8080)
   --host H        interface to listen on (default: config server.host, else 127.0.0.1)
@@ -25,6 +33,12 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
   --workers N     N processes on one port (node:cluster; default 1). More than one needs a shared store
                   (--store postgres://...) and shared limits (--limits redis://...)
   --log-level L   fatal|error|warn|info|debug|trace|silent (default: config log_level, else info)
+  --forward URL   deliver every accepted event to the Conversions API at URL (such as
+                  https://api.pinterest.com), with the token in $${FORWARD_TOKEN_ENV} (C100)
+  --forward-account ID
+                  the upstream ad account of --forward (default: the same id as here)
+  --publish URL   publish every accepted event to NATS JetStream at URL (nats://host:port), one subject
+                  per ad account (C100)
 `;
 
 /**
@@ -66,6 +80,8 @@ interface Plan {
   workers: number;
   /** The demo credentials when no config file was given (the primary prints them). */
   demo: DemoCredentials | null;
+  /** One line per sink (C100), printed at start; never a token. */
+  sinkLines: string[];
 }
 
 type Flags = {
@@ -77,8 +93,44 @@ type Flags = {
   limits?: string;
   workers?: string;
   'log-level'?: string;
+  forward?: string;
+  'forward-account'?: string;
+  publish?: string;
   help?: boolean;
 };
+
+/** The sinks of --forward and --publish (C100), added to the config's. */
+function flagSinks(values: Flags): SinkConfig[] | { code: number; message: string } {
+  const sinks: SinkConfig[] = [];
+  const isUrl = (v: string, schemes: string[]) => {
+    try {
+      return schemes.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  };
+  if (values['forward-account'] !== undefined && values.forward === undefined)
+    return fail('--forward-account needs --forward URL');
+  if (values.forward !== undefined) {
+    if (!isUrl(values.forward, ['http:', 'https:']))
+      return fail(
+        `--forward must be an http(s) URL such as https://api.pinterest.com; received ${values.forward}`,
+      );
+    const account = values['forward-account'];
+    const pattern = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);
+    if (account !== undefined && !pattern.test(account))
+      return fail(`--forward-account must match ${pattern.source}; received ${account}`);
+    if (!process.env[FORWARD_TOKEN_ENV])
+      return fail(`--forward needs the upstream token in the environment variable ${FORWARD_TOKEN_ENV}`);
+    sinks.push(forwardSink(values.forward, account ?? null));
+  }
+  if (values.publish !== undefined) {
+    if (!isUrl(values.publish, ['nats:', 'tls:']))
+      return fail(`--publish must be a NATS URL such as nats://127.0.0.1:4222; received ${values.publish}`);
+    sinks.push(publishSink(values.publish));
+  }
+  return sinks;
+}
 
 function fail(message: string): { code: number; message: string } {
   return { code: 2, message };
@@ -109,6 +161,8 @@ function plan(values: Flags): Plan | { code: number; message: string } {
     if ('error' in parsed)
       return fail(`${values.limits !== undefined ? '--limits' : 'REDIS_URL'} ${parsed.error}`);
   }
+  const sinks = flagSinks(values);
+  if ('code' in sinks) return sinks;
   // The file is read here only for the defaults that differ from startServer's (port, db, log level) and
   // for what --workers needs to know.
   const fileConfig = values.config ? loadConfigFile(values.config) : undefined;
@@ -123,6 +177,7 @@ function plan(values: Flags): Plan | { code: number; message: string } {
         : {}),
     ...(limits !== undefined ? { limits } : {}),
     logLevel: values['log-level'] ?? fileConfig?.logLevel ?? 'info',
+    ...(sinks.length ? { sinks } : {}),
   };
   if (workers > 1) {
     const store = storeUrl ?? fileConfig?.storage.url;
@@ -144,7 +199,8 @@ function plan(values: Flags): Plan | { code: number; message: string } {
     options.config = d.raw;
     demo = d.credentials;
   }
-  return { options, workers, demo };
+  const lines = [...(fileConfig?.delivery.sinks ?? []), ...sinks].map(describeSink);
+  return { options, workers, demo, sinkLines: lines };
 }
 
 function banner(
@@ -246,6 +302,7 @@ function primary(p: Plan): number {
     w.on('message', (m: { listening?: string; store?: string; limits?: string }) => {
       if (!m.listening || ++ready !== p.workers) return;
       process.stdout.write(banner(m.listening, m.store ?? '', m.limits ?? '', p.workers, p.demo));
+      for (const line of p.sinkLines) process.stdout.write(`${line}\n`);
     });
     w.on('exit', (code, signal) => {
       if (stopping) return;
@@ -297,6 +354,9 @@ async function main(): Promise<number> {
         limits: { type: 'string' },
         workers: { type: 'string' },
         'log-level': { type: 'string' },
+        forward: { type: 'string' },
+        'forward-account': { type: 'string' },
+        publish: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -328,6 +388,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     banner(server.url, server.store.description, server.limiter.description, 1, server.demo),
   );
+  for (const line of p.sinkLines) process.stdout.write(`${line}\n`);
   stopOnSignals(server);
   return -1;
 }

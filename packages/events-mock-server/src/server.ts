@@ -10,6 +10,10 @@ import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
+import { Deliverer } from './delivery/deliverer.js';
+import type { SinkConfig } from './delivery/delivery-config.js';
+import { registerDeliveryMetrics } from './delivery/delivery-metrics.js';
+import { openSinks } from './delivery/open-sinks.js';
 import { Faults } from './faults/faults.js';
 import type { ServerContext } from './http/context.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from './http/transport.js';
@@ -22,6 +26,7 @@ import type { DocsSource } from './routes/docs.js';
 import type { InspectorSource } from './routes/inspector.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
 import { openStore } from './store/open-store.js';
+import { hasOutbox, type Outbox } from './store/outbox.js';
 import type { SynchronousLevel } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { parseStoreUrl, type StoreLocation } from './store/store-url.js';
@@ -89,6 +94,8 @@ export interface StartServerOptions {
    * scripted one to make a fraction exact.
    */
   faultRandom?: () => number;
+  /** Sinks added to the config's `delivery.sinks` (C100; the bin's --forward and --publish). */
+  sinks?: SinkConfig[];
   /** Retention of the request log (C60); each wins over the config's `request_log:` section. */
   requestLog?: Partial<RequestLogOptions>;
 }
@@ -102,6 +109,8 @@ export interface RunningServer {
   store: Store;
   /** Where rate limits are counted: this process's memory, or Redis. */
   limiter: Limiter;
+  /** C100: the deliverer of accepted events, when a sink is configured; else null. */
+  delivery: Deliverer | null;
   clock: Clock;
   app: FastifyInstance;
   /** The grace of C43 that close() gives open connections before it stops waiting for them. */
@@ -143,6 +152,29 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/**
+ * C100: routes the outbox to the configured sinks and starts delivering; null without a sink, and then the
+ * store writes no outbox entry at all.
+ */
+async function startDelivery(
+  store: Store,
+  config: ServerConfig,
+  options: StartServerOptions,
+  logger: Logger,
+): Promise<{ deliverer: Deliverer; outbox: Outbox } | null> {
+  const sinks = [...config.delivery.sinks, ...(options.sinks ?? [])];
+  if (sinks.length === 0) return null;
+  if (!hasOutbox(store))
+    throw new Error(
+      `delivery needs a store with an outbox; ${store.description} has none yet (SQLite has; C100)`,
+    );
+  const opened = await openSinks(sinks, Date.now);
+  await store.routeOutbox(sinks.map((s) => ({ sink: s.name, adAccounts: s.adAccounts })));
+  const deliverer = new Deliverer(store, opened, config.delivery, logger);
+  deliverer.start();
+  return { deliverer, outbox: store };
+}
+
 /** Stops the listener and waits until every connection has closed, or `graceMs` has passed (C43). */
 async function drainConnections(app: FastifyInstance, graceMs: number): Promise<void> {
   const server = app.server;
@@ -177,12 +209,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let app: FastifyInstance | undefined;
   let validation: ValidationPool | undefined;
   let limiter: Limiter | undefined;
+  let deliverer: Deliverer | undefined;
   try {
     const prefix = options.limitsPrefix ?? config.limits.prefix;
     limiter =
       options.limiter ?? (await openLimiter(options.limits ?? config.limits.url ?? 'memory', clock, prefix));
     await store.replaceDirectory(config.directory);
+    const delivery = await startDelivery(store, config, options, logger);
+    deliverer = delivery?.deliverer;
     const metrics = createMetrics();
+    if (delivery) registerDeliveryMetrics(metrics.registry, delivery.deliverer, delivery.outbox);
     const requestLog = new RequestLog(store, clock, metrics, logger, {
       ...DEFAULT_REQUEST_LOG,
       ...definedOnly(config.requestLog),
@@ -212,6 +248,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         ...(options.validationMinBytes !== undefined ? { minBytes: options.validationMinBytes } : {}),
       }),
       closing: false,
+      delivery,
     };
     validation = ctx.validation;
     // C65: the config's faults, checked with the config; at most faults_max of them, so each one fits.
@@ -247,6 +284,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       demo,
       store,
       limiter: ctx.limiter,
+      delivery: deliverer ?? null,
       clock,
       app: running,
       shutdownGraceSeconds: transport.shutdownGraceSeconds,
@@ -264,6 +302,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           await running.close();
           // The log entries of every answered request are written before the store closes.
           await ctx.requestLog.flushed();
+          // Deliveries in flight are dropped; their entries stay leased and are claimed again (C100).
+          await deliverer?.close();
           await ctx.validation.close();
           await ctx.limiter.close();
           await store.close();
@@ -273,6 +313,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     };
   } catch (e) {
     await app?.close().catch(() => {});
+    await deliverer?.close().catch(() => {});
     await validation?.close().catch(() => {});
     await limiter?.close().catch(() => {});
     await store.close().catch(() => {});

@@ -145,6 +145,46 @@ log_level: loud
     expect(both.stderr).toContain('--store and --db both name the store');
   }, 30_000);
 
+  test('C100: the delivery section is checked: kinds, URLs, one token source, distinct names', () => {
+    const issues = issuesOf(
+      `ad_accounts: [{id: "1"}]
+delivery:
+  sinks:
+    - { kind: conversions_api, url: "ftp://x", token_env: A, token_file: /t }
+    - { name: s, kind: nats, url: "nats://127.0.0.1:4222" }
+    - { name: s, kind: kafka }
+  max_attempts: 0
+`,
+    );
+    expect(issues).toContain(
+      'delivery.sinks[0].url: must be a URL such as https://api.pinterest.com; received "ftp://x"',
+    );
+    expect(issues).toContain(
+      'delivery.sinks[0]: needs token_env (an environment variable) or token_file (a file) holding the upstream token, one of them',
+    );
+    expect(issues).toContain('delivery.sinks[2].kind: must be conversions_api or nats; received "kafka"');
+    expect(issues).toContain('delivery.sinks[2].name: duplicate sink name "s"');
+    expect(issues).toContain(
+      'delivery.max_attempts: must be an integer from 1 to 1000000; received number 0',
+    );
+  });
+
+  test('C100: --forward needs its token in the environment; --forward-account needs --forward', async () => {
+    const noToken = await runBin(['--forward', 'http://127.0.0.1:1'], { EVENTS_FORWARD_TOKEN: '' });
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain(
+      '--forward needs the upstream token in the environment variable EVENTS_FORWARD_TOKEN',
+    );
+    const alone = await runBin(['--forward-account', '1']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--forward-account needs --forward URL');
+    const badNats = await runBin(['--publish', 'http://x']);
+    expect(badNats.code).toBe(2);
+    expect(badNats.stderr).toContain(
+      '--publish must be a NATS URL such as nats://127.0.0.1:4222; received http://x',
+    );
+  }, 30_000);
+
   test('the bin refuses unknown flags with exit code 2 and its usage', async () => {
     const r = await runBin(['--nope']);
     expect(r.code).toBe(2);

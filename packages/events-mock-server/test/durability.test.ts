@@ -1,12 +1,13 @@
 // C11 durability: a child-process server under a stream of batches is killed with SIGKILL. After a restart,
 // every event whose batch got a 200 is in the store and no batch is half stored. Also the bin's graceful
 // shutdown (SIGTERM finishes in-flight batches, issue point 1).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { startServer } from '../src/index.js';
 import { type Child, spawnBin } from './support/child.js';
-import { A, event, T } from './support/fixtures.js';
+import { A, event, T, testConfig } from './support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-durability-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -129,3 +130,74 @@ test('SIGTERM during a stream: batches in flight are answered, acknowledged ones
     await again.exited;
   }
 }, 60_000);
+
+/** Polls until `done` holds; the test's own timeout ends a wait that never does. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 50));
+}
+
+test('C100: SIGKILL during delivery loses nothing and, after dedup, duplicates nothing at the upstream', async () => {
+  // The upstream: this server in-process, on the real clock as the bin is.
+  const upstream = await startServer({
+    config: testConfig(),
+    docs: false,
+    inspector: false,
+    transport: { shutdownGraceSeconds: 0 },
+  });
+  const db = join(dir, 'forward.db');
+  const forwardConfig = join(dir, 'forward.yaml');
+  // Short leases: the restarted process claims the dead one's batches again soon.
+  writeFileSync(
+    forwardConfig,
+    `${readFileSync(config, 'utf8')}delivery:\n  lease_seconds: 1\n  retry_max_seconds: 1\n`,
+  );
+  const args = [
+    '--port',
+    '0',
+    '--db',
+    db,
+    '--config',
+    forwardConfig,
+    '--log-level',
+    'warn',
+    '--forward',
+    upstream.url,
+  ];
+  const env = { EVENTS_FORWARD_TOKEN: T.convA };
+  try {
+    const first = await spawnBin(args, env);
+    const s = stream(first);
+    // Killed once the upstream has received some of what was acknowledged, with deliveries still going.
+    await until(async () => s.acked.size >= 40 && (await upstream.store.report(A)).stored.length > 0);
+    first.proc.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    await s.stop();
+    // One line at start names the sink, never the token.
+    expect(first.stdout()).toContain(
+      `delivery: forward forwards all ad accounts to ${upstream.url} (token from $EVENTS_FORWARD_TOKEN)`,
+    );
+    expect(first.stdout()).not.toContain(T.convA);
+
+    const second = await spawnBin(args, env);
+    try {
+      const status = async () =>
+        (
+          (await (
+            await fetch(`${second.url}/admin/delivery`, { headers: { authorization: `Bearer ${T.admin}` } })
+          ).json()) as { sinks: { pending: number; dead: number }[] }
+        ).sinks[0];
+      await until(async () => (await status())?.pending === 0);
+      expect((await status())?.dead).toBe(0);
+      const stored = await storedBatches(second.url);
+      const received = await storedBatches(upstream.url);
+      // Every event stored here (every acknowledged one among them) arrived upstream, each stored once.
+      for (const id of s.acked) expect(received.get(id), `acknowledged batch ${id}`).toBe(BATCH);
+      expect([...received].sort()).toEqual([...stored].sort());
+    } finally {
+      second.proc.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    }
+  } finally {
+    await upstream.close();
+  }
+}, 120_000);

@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   ratelimit: 2,
   faults: 2,
   requestlog: 2,
+  delivery: 2,
   http: 3,
   routes: 4,
   app: 5,

@@ -116,3 +116,32 @@ test('C70: a version 2 file loses its request log, overwritten in the file and t
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('C100: a version 3 file gains the outbox and keeps its events', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
+  const path = join(dir, 'events.db');
+  try {
+    const first = new SqliteStore({ path });
+    await first.commitBatch(batch);
+    await first.close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE outbox; PRAGMA user_version = 3;');
+    raw.close();
+
+    const upgraded = new SqliteStore({ path });
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect((await upgraded.listEvents({ limit: 10 })).items.map((e) => e.eventId)).toEqual(['kept']);
+    await upgraded.routeOutbox([{ sink: 'up', adAccounts: null }]);
+    await upgraded.commitBatch({
+      ...batch,
+      requestId: 'new',
+      events: [{ ...batch.events[0]!, eventId: 'new' }],
+    });
+    expect(await upgraded.outboxStats()).toEqual([
+      { sink: 'up', pending: 1, dead: 0, oldestPendingAt: 1000 },
+    ]);
+    await upgraded.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

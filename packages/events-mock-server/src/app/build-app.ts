@@ -33,6 +33,7 @@ import { adminSessionHandlers } from '../routes/admin-session.js';
 import { advertiserDefinedEventHandlers } from '../routes/advertiser-defined-events.js';
 import { conversionDeletionRequestHandlers } from '../routes/conversion-deletion-requests.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
+import { deliveryHandlers } from '../routes/delivery.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
 import { exportHandlers } from '../routes/exports.js';
@@ -253,6 +254,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),
+    ...deliveryHandlers(ctx),
     ...adminRequestHandlers(ctx),
     ...adminSessionHandlers(ctx),
     ...exportHandlers(ctx),

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ACCESS_TIERS, CURRENCY_CODES, SECURITY_SCHEMES } from '@org/events-types';
+import { ACCESS_TIERS, CURRENCY_CODES, LIMITS, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
 import { ROUTES } from '../generated/routes.gen.js';
 import { parseLimitsUrl } from '../ratelimit/open-limiter.js';
@@ -159,6 +159,57 @@ const token = z.discriminatedUnion(
   },
 );
 
+/** A URL of one of `schemes` (such as https://api.pinterest.com or nats://127.0.0.1:4222). */
+const urlOf = (schemes: readonly string[], example: string) =>
+  z.string({ error: missingOr(`must be a URL such as ${example}`) }).refine(
+    (v) => {
+      try {
+        return schemes.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: missingOr(`must be a URL such as ${example}`) },
+  );
+
+const sinkCommon = {
+  name: text().optional(),
+  // Absent: every ad account.
+  ad_accounts: list(text()).optional(),
+  batch_size: positive(LIMITS.batch_max_events.value).optional(),
+};
+
+// C100: where accepted events go onward; each is checked here, the token is read at start.
+const sink = z.discriminatedUnion(
+  'kind',
+  [
+    object({
+      ...sinkCommon,
+      kind: z.literal('conversions_api'),
+      url: urlOf(['http:', 'https:'], 'https://api.pinterest.com'),
+      upstream_ad_account: text()
+        .pipe(z.string().regex(AD_ACCOUNT_ID, { error: missingOr(`must match ${AD_ACCOUNT_ID.source}`) }))
+        .optional(),
+      token_env: text().optional(),
+      token_file: text().optional(),
+    }),
+    object({
+      ...sinkCommon,
+      kind: z.literal('nats'),
+      url: urlOf(['nats:', 'tls:'], 'nats://127.0.0.1:4222'),
+      stream: text().optional(),
+      subject_prefix: text().optional(),
+      max_age_seconds: positive(10 * 365 * 86400).optional(),
+      max_bytes: positive(2 ** 50).optional(),
+      duplicate_window_seconds: positive(30 * 86400).optional(),
+    }),
+  ],
+  {
+    error: (iss) =>
+      missingOr('must be conversions_api or nats')({ input: (iss.input as { kind?: unknown })?.kind }),
+  },
+);
+
 export const configSchema = object({
   admin_token: plainToken.optional(),
   admin_token_sha256: tokenSha256.optional(),
@@ -226,6 +277,17 @@ export const configSchema = object({
     // C70: which bodies are kept; never a value refused or dropped as personal data.
     bodies: oneOf(REQUEST_LOG_BODIES).optional(),
   }).default({}),
+  // C100: absent keys take the spec's defaults (spec/data/limits.yaml).
+  delivery: object({
+    sinks: list(sink).default([]),
+    max_attempts: positive(1_000_000).optional(),
+    retry_base_ms: positive(3_600_000).optional(),
+    retry_max_seconds: positive(86400).optional(),
+    lease_seconds: positive(3600).optional(),
+    retention_seconds: positive(365 * 86400, 0).optional(),
+    timeout_seconds: positive(3600).optional(),
+    concurrency: positive(1000).optional(),
+  }).default({ sinks: [] }),
   log_level: oneOf(LOG_LEVELS).optional(),
   // C65: faults injected from the start; each item is checked by the admin API's own rules (validate.ts).
   faults: list(z.unknown()).default([]),

@@ -1,6 +1,13 @@
 import { type FaultSpec, LIMITS } from '@org/events-types';
 import { hashToken } from '../auth/token-hash.js';
 import { RequestProblems } from '../core/request-error.js';
+import {
+  DEFAULT_DELIVERY,
+  DEFAULT_STREAM,
+  DEFAULT_SUBJECT_PREFIX,
+  type DeliveryConfig,
+  type SinkConfig,
+} from '../delivery/delivery-config.js';
 import { checkFault } from '../faults/fault-spec.js';
 import type { RequestLogBodies } from '../requestlog/request-log.js';
 import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
@@ -41,6 +48,8 @@ export interface ServerConfig {
     bodies?: RequestLogBodies;
   };
   logLevel?: string;
+  /** C100, under `delivery:`: the sinks and the delivery's limits, defaults applied. */
+  delivery: DeliveryConfig;
   /** Faults injected from the start (C65), checked as the admin API checks them. */
   faults: FaultSpec[];
 }
@@ -152,10 +161,81 @@ function crossCheck(raw: unknown): ConfigIssue[] {
   for (const [t, i] of rows(raw, 'tokens')) distinct(digest(t, 'token', 'sha256'), ['tokens', i]);
   if (root && typeof root === 'object')
     distinct(digest(root, 'admin_token', 'admin_token_sha256'), ['admin_token']);
+  issues.push(...checkSinks(raw));
   issues.push(
     ...checkFaults(raw, accounts, new Set(rows(raw, 'tokens').map(([t, i]) => id(t.id) ?? `tokens[${i}]`))),
   );
   return issues;
+}
+
+/** The `delivery.sinks` (C100): distinct names, and one place for a Conversions API token. */
+function checkSinks(raw: unknown): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const names = new Set<string>();
+  for (const [s, i] of rows((raw as Record<string, unknown> | null)?.delivery, 'sinks')) {
+    const name = sinkName(s.name, s.kind, i);
+    if (names.has(name))
+      issues.push({
+        path: ['delivery', 'sinks', i, 'name'],
+        problem: `duplicate sink name ${JSON.stringify(name)}`,
+      });
+    names.add(name);
+    if (s.kind === 'conversions_api' && (s.token_env === undefined) === (s.token_file === undefined))
+      issues.push({
+        path: ['delivery', 'sinks', i],
+        problem:
+          'needs token_env (an environment variable) or token_file (a file) holding the upstream token, one of them',
+      });
+  }
+  return issues;
+}
+
+/** A sink without a name is called by its kind and place, so its outbox entries keep their owner. */
+const sinkName = (name: unknown, kind: unknown, i: number) =>
+  typeof name === 'string' ? name : `${String(kind)}-${i}`;
+
+function resolveDelivery(d: RawConfig['delivery']): DeliveryConfig {
+  const sinks = d.sinks.map((s, i): SinkConfig => {
+    const common = {
+      name: sinkName(s.name, s.kind, i),
+      adAccounts: s.ad_accounts ?? null,
+      batchSize: s.batch_size ?? LIMITS.batch_max_events.value,
+      url: s.url,
+    };
+    if (s.kind === 'nats')
+      return {
+        ...common,
+        kind: 'nats',
+        stream: s.stream ?? DEFAULT_STREAM,
+        subjectPrefix: s.subject_prefix ?? DEFAULT_SUBJECT_PREFIX,
+        maxAgeSeconds: s.max_age_seconds ?? LIMITS.delivery_stream_max_age_seconds.value,
+        maxBytes: s.max_bytes ?? -1,
+        duplicateWindowSeconds:
+          s.duplicate_window_seconds ?? LIMITS.delivery_stream_duplicate_window_seconds.value,
+      };
+    return {
+      ...common,
+      kind: 'conversions_api',
+      upstreamAdAccount: s.upstream_ad_account ?? null,
+      tokenEnv: s.token_env ?? null,
+      tokenFile: s.token_file ?? null,
+    };
+  });
+  return {
+    ...DEFAULT_DELIVERY,
+    sinks,
+    ...Object.fromEntries(
+      Object.entries({
+        maxAttempts: d.max_attempts,
+        retryBaseMs: d.retry_base_ms,
+        retryMaxSeconds: d.retry_max_seconds,
+        leaseSeconds: d.lease_seconds,
+        retentionSeconds: d.retention_seconds,
+        timeoutSeconds: d.timeout_seconds,
+        concurrency: d.concurrency,
+      }).filter(([, v]) => v !== undefined),
+    ),
+  };
 }
 
 /**
@@ -253,6 +333,7 @@ function resolve(c: RawConfig): ServerConfig {
         ? o
         : { ...o, ad_account_id: digitsAsString(o.ad_account_id) }) as unknown as FaultSpec;
     }),
+    delivery: resolveDelivery(c.delivery),
     requestLog: {
       maxEntries: c.request_log.max_entries,
       maxAgeSeconds: c.request_log.max_age_seconds,

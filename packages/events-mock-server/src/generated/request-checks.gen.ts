@@ -386,6 +386,20 @@ export const OBJECT_CHECKS: Readonly<Record<string, ObjectCheck>> = {
   };
 /** Rules of the query parameters of each operation (C1, C2 row 400) keyed by operationId. */
 export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
+    'admin/delivery/requeue': [
+      {
+        name: 'sink',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+    ],
     'admin/events/export': [
       {
         name: 'format',
@@ -809,6 +823,11 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       },
     ],
   };
+/** Query of admin/delivery/requeue after its checks; an alias is folded into the name it stands for. */
+export interface AdminDeliveryRequeueQuery {
+  readonly sink?: string;
+}
+
 /** Query of admin/events/export after its checks; an alias is folded into the name it stands for. */
 export interface AdminEventsExportQuery {
   readonly format: 'ndjson' | 'csv';
@@ -925,6 +944,11 @@ export interface CheckedCustomEventTypeCreateRequest {
 /** Query of events/create after its checks; an alias is folded into the name it stands for. */
 export interface EventsCreateQuery {
   readonly test?: 'true' | 'false';
+}
+
+/** C2 row 400: the query of admin/delivery/requeue; problems are added to `p`. */
+export function checkAdminDeliveryRequeueQuery(q: unknown, p: RequestProblems): AdminDeliveryRequeueQuery {
+  return checkQuery(QUERY_CHECKS["admin/delivery/requeue"]!, q, p) as unknown as AdminDeliveryRequeueQuery;
 }
 
 /** C2 row 400: the query of admin/events/export; problems are added to `p`. */

@@ -2,12 +2,14 @@ import type { Directory } from '../auth/directory.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
+import type { Deliverer } from '../delivery/deliverer.js';
 import type { Faults } from '../faults/faults.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
 import type { Limiter } from '../ratelimit/limiter.js';
 import type { RequestLog } from '../requestlog/request-log.js';
 import type { CustomTypesCache } from '../store/custom-types-cache.js';
+import type { Outbox } from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 
 /** What every handler needs; built once per server. */
@@ -31,6 +33,8 @@ export interface ServerContext {
   loginThrottle: LoginThrottle;
   /** The origin the operator publishes the server at, accepted by the CSRF check beside the Host's (C71). */
   publicOrigin: string | undefined;
+  /** C100: the delivery of accepted events onward, when a sink is configured. */
+  delivery: { deliverer: Deliverer; outbox: Outbox } | null;
   /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */
   closing: boolean;
 }

@@ -1,4 +1,4 @@
-import { LIMITS } from '@org/events-types';
+import { type EventDelivery, LIMITS } from '@org/events-types';
 import { matchQuality } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizeAdmin } from '../auth/authorize.js';
@@ -10,7 +10,12 @@ import {
 import { HEADERS } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { withStore } from '../http/storage.js';
-import { BadCursorError, type RequestLogEntry, type RequestLogSummary } from '../store/store.js';
+import {
+  BadCursorError,
+  type RequestLogEntry,
+  type RequestLogItem,
+  type RequestLogSummary,
+} from '../store/store.js';
 import { requestFilter, summaryJson } from './request-log-json.js';
 
 const PING_MS = LIMITS.request_stream_ping_seconds.value * 1000;
@@ -56,8 +61,44 @@ async function earlierRequest(
   return page.items.find((e) => e.receivedAt === d.seenAt)?.requestId ?? null;
 }
 
+/**
+ * C100: the outbox entries of a request's stored events. A request's stored events are its processed events
+ * that are no duplicate, in order, and each sink's entries follow that order: the k-th such item has the
+ * k-th entry of every sink (the body need not be kept). Undefined without a sink, so the detail stays as it
+ * was.
+ */
+async function deliveryOf(ctx: ServerContext, requestId: string) {
+  const outbox = ctx.delivery?.outbox;
+  if (!outbox) return undefined;
+  const bySink = new Map<string, EventDelivery[]>();
+  for (const e of await outbox.outboxOfRequest(requestId))
+    bySink.set(e.sink, [
+      ...(bySink.get(e.sink) ?? []),
+      {
+        sink: e.sink,
+        state: e.state,
+        attempts: e.attempts,
+        last_error: e.lastError,
+        next_attempt_at: e.nextAttemptAt,
+        delivered_at: e.deliveredAt,
+        upstream: e.result && {
+          status: e.result.status,
+          error_message: e.result.message,
+          warning_message: e.result.warning,
+        },
+      },
+    ]);
+  let stored = 0;
+  return (item: RequestLogItem): EventDelivery[] => {
+    if (item.status !== 'processed' || item.duplicateOf) return [];
+    const k = stored++;
+    return [...bySink.values()].flatMap((rows) => (rows[k] ? [rows[k]] : []));
+  };
+}
+
 async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
   const events = eventsOf(entry);
+  const delivery = await deliveryOf(ctx, entry.requestId);
   const items = [];
   for (const i of entry.items) {
     const d = i.duplicateOf;
@@ -78,6 +119,7 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
         : null,
       // Computed when read, from the spec's markings of the running version (C67).
       match_quality: event === null ? null : matchQuality(event),
+      ...(delivery ? { delivery: delivery(i) } : {}),
     });
   }
   return { ...summaryJson(entry), body_truncated: entry.bodyTruncated, items };

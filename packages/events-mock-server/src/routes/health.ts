@@ -17,6 +17,16 @@ async function dependency(
   }
 }
 
+/** Each delivery sink (C100): unavailable while its last delivery failed, with that error. */
+function sinkStatuses(ctx: ServerContext): DependencyStatus[] {
+  return (ctx.delivery?.deliverer.counters() ?? []).map((c) => ({
+    name: `sink:${c.sink}`,
+    status: c.lastError === null ? 'ok' : 'unavailable',
+    target: c.kind,
+    ...(c.lastError !== null ? { problem: c.lastError } : {}),
+  }));
+}
+
 /** Liveness and readiness of C12. */
 export function healthHandlers(ctx: ServerContext) {
   return {
@@ -31,6 +41,8 @@ export function healthHandlers(ctx: ServerContext) {
         dependency('limits', ctx.limiter.description, () => ctx.limiter.ping()),
       ]);
       const down = dependencies.find((d) => d.status !== 'ok');
+      // C100: sinks are listed, never counted: a slow or stopped upstream must not stop events being accepted.
+      dependencies.push(...sinkStatuses(ctx));
       if (!down) return { status: 'ok' satisfies HealthState, dependencies };
       return reply.code(503).send({
         status: 'unavailable' satisfies HealthState,

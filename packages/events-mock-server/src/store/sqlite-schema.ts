@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
@@ -135,4 +135,26 @@ CREATE TABLE IF NOT EXISTS timeline_counts (
   count INTEGER NOT NULL,
   PRIMARY KEY (ad_account_id, hour, code)
 ) WITHOUT ROWID;
+-- Version 4. C100: the delivery outbox, one entry per stored event and sink covering its account, written in
+-- the batch's transaction only while a sink is configured. The event itself is read from events when claimed.
+CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY,
+  sink TEXT NOT NULL,
+  ad_account_id TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  last_error TEXT,
+  result TEXT,
+  settled_at INTEGER
+);
+-- Claims (the oldest pending entries of an account), depth and dead counts.
+CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox (sink, state, ad_account_id, id);
+-- The inspector's delivery status of a request's events.
+CREATE INDEX IF NOT EXISTS outbox_by_request ON outbox (request_id);
 `;

@@ -9,6 +9,7 @@ import {
 } from './conversion-deletion.js';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
+import type { Outbox, OutboxBatch, OutboxEntryStatus, OutboxStats } from './outbox.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -23,6 +24,7 @@ import {
   WRITE_COLUMNS,
 } from './request-log-rows.js';
 import { DedupLookup } from './sqlite-dedup.js';
+import { SqliteOutbox } from './sqlite-outbox.js';
 import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_3_SQL } from './sqlite-schema.js';
 import {
   type AccountReportData,
@@ -71,7 +73,7 @@ const PRUNE_EVERY = 1000;
  * better-sqlite3 is synchronous, so a batch's dedup check and insert run with nothing else interleaved in
  * this process; BEGIN IMMEDIATE also serializes writers of other processes on the same file.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, Outbox {
   readonly description: string;
   readonly #db: Db;
   readonly #s: ReturnType<typeof prepare>;
@@ -82,6 +84,7 @@ export class SqliteStore implements Store {
   readonly #queue: { batch: BatchWrite; resolve(r: BatchResult): void; reject(e: unknown): void }[] = [];
   readonly #inserts = new Map<number, Statement>();
   readonly #dedup: DedupLookup;
+  readonly #outbox: SqliteOutbox;
   #batches = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -106,6 +109,7 @@ export class SqliteStore implements Store {
       if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);
       this.#dedup = new DedupLookup(this.#db);
+      this.#outbox = new SqliteOutbox(this.#db);
       this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));
       this.#group = this.#db.transaction((bs: BatchWrite[]) =>
         bs.map((b) => {
@@ -362,6 +366,8 @@ export class SqliteStore implements Store {
       count(e.eventName, usage).processed++;
     }
     const seqs = this.#insertEvents(b, fresh, usages);
+    // C100: in the same transaction, so a 200 implies delivery; nothing at all while no sink is configured.
+    this.#outbox.write(b.adAccountId, b.requestId, b.receivedAt, seqs);
     for (const [i, n] of foldFresh) foldStored.set(seqs[i] as number, n);
     for (const [seq, n] of foldStored) s.markDuplicate.run(n, seq);
     for (const [name, c] of counts)
@@ -470,6 +476,7 @@ export class SqliteStore implements Store {
           'failure_counts',
           'request_log',
           'timeline_counts',
+          'outbox',
         ])
           this.#db.prepare(`DELETE FROM ${t}`).run();
       })
@@ -519,6 +526,34 @@ export class SqliteStore implements Store {
     return (this.#s.timeline.all(adAccountId, since) as { hour: number; code: string; count: number }[]).map(
       (r) => ({ start: r.hour, code: r.code, count: r.count }),
     );
+  }
+
+  async routeOutbox(routes: Parameters<Outbox['routeOutbox']>[0]): Promise<void> {
+    this.#outbox.route(routes);
+  }
+
+  async claimOutbox(c: Parameters<Outbox['claimOutbox']>[0]): Promise<OutboxBatch[]> {
+    return this.#outbox.claim(c);
+  }
+
+  async settleOutbox(...a: Parameters<Outbox['settleOutbox']>): Promise<void> {
+    this.#outbox.settle(...a);
+  }
+
+  async requeueDeadOutbox(now: number, sink?: string): Promise<number> {
+    return this.#outbox.requeueDead(now, sink);
+  }
+
+  async outboxStats(): Promise<OutboxStats[]> {
+    return this.#outbox.stats();
+  }
+
+  async pruneOutbox(deliveredBefore: number): Promise<number> {
+    return this.#outbox.prune(deliveredBefore);
+  }
+
+  async outboxOfRequest(requestId: string): Promise<OutboxEntryStatus[]> {
+    return this.#outbox.ofRequest(requestId);
   }
 
   /** Deletes tag events that can no longer match (older than the window). */

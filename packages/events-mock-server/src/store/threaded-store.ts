@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { DirectoryData } from './directory-data.js';
+import type { Outbox } from './outbox.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
@@ -42,7 +43,7 @@ export class StoreThreadError extends Error {
  * and validates the next batch. Calls run one at a time in the order they were made; each resolves when
  * the thread has finished it, so a commit has returned (and is durable) before its 200 is sent.
  */
-export class ThreadedSqliteStore implements Store {
+export class ThreadedSqliteStore implements Store, Outbox {
   description = 'sqlite';
   readonly #worker: Worker;
   readonly #pending = new Map<
@@ -114,7 +115,7 @@ export class ThreadedSqliteStore implements Store {
     return s;
   }
 
-  #call<T>(method: keyof Store, ...args: unknown[]): Promise<T> {
+  #call<T>(method: keyof Store | keyof Outbox, ...args: unknown[]): Promise<T> {
     // A thread already gone is certain: the call is never posted.
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#next++;
@@ -158,6 +159,7 @@ export class ThreadedSqliteStore implements Store {
         ? { ...b, source: new Uint8Array(b.source) }
         : b,
     );
+
   recordTagEvents: Store['recordTagEvents'] = (...a) => this.#call('recordTagEvents', ...a);
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
   report: Store['report'] = (...a) => this.#call('report', ...a);
@@ -166,6 +168,14 @@ export class ThreadedSqliteStore implements Store {
   listRequests: Store['listRequests'] = (...a) => this.#call('listRequests', ...a);
   getRequest: Store['getRequest'] = (...a) => this.#call('getRequest', ...a);
   timeline: Store['timeline'] = (...a) => this.#call('timeline', ...a);
+  // C100: the outbox lives in the same file, so it is served by the same thread, in call order.
+  routeOutbox: Outbox['routeOutbox'] = (...a) => this.#call('routeOutbox', ...a);
+  claimOutbox: Outbox['claimOutbox'] = (...a) => this.#call('claimOutbox', ...a);
+  settleOutbox: Outbox['settleOutbox'] = (...a) => this.#call('settleOutbox', ...a);
+  requeueDeadOutbox: Outbox['requeueDeadOutbox'] = (...a) => this.#call('requeueDeadOutbox', ...a);
+  outboxStats: Outbox['outboxStats'] = () => this.#call('outboxStats');
+  pruneOutbox: Outbox['pruneOutbox'] = (...a) => this.#call('pruneOutbox', ...a);
+  outboxOfRequest: Outbox['outboxOfRequest'] = (...a) => this.#call('outboxOfRequest', ...a);
 
   async close(): Promise<void> {
     if (this.#dead) return;

@@ -2,6 +2,73 @@
 /** Every endpoint of the spec: method, path, parameters, security, rate-limit category. */
 export const OPERATIONS = [
     {
+      operationId: 'admin/delivery/requeue',
+      method: 'post',
+      path: '/admin/delivery/requeue',
+      summary: 'Re-queue dead deliveries',
+      description: 'Puts the dead outbox entries (C100) of every sink, or of the sink named by `sink`, back to be delivered\nnow, with their attempts counted from zero; answers how many.',
+      tag: 'operations',
+      parameters: [
+        {
+          name: 'sink',
+          in: 'query',
+          required: false,
+          description: 'The name of one sink; absent, every sink.',
+          type: { kind: 'primitive', name: 'string' },
+          maxLength: 100,
+        },
+      ],
+      responses: [
+        { status: '200', description: 'Re-queued.' },
+        { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '403',
+          description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
+        {
+          status: '503',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
+          schema: 'ErrorBody',
+        },
+        {
+          status: 'default',
+          description: 'An unexpected failure of the server; the error is logged under the request id.',
+          schema: 'ErrorBody',
+        },
+      ],
+      security: [
+        { scheme: 'admin_token', scopes: [] },
+        { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
+      ],
+      testMode: false,
+    },
+    {
+      operationId: 'admin/delivery/status',
+      method: 'get',
+      path: '/admin/delivery',
+      summary: 'Delivery of accepted events onward',
+      description: 'The sinks accepted events are delivered to (C100): per sink, the outbox entries still to deliver, the\ndead ones (attempts spent, kept until re-queued), the age of the oldest entry waiting, and what this\nprocess delivered and failed since it started with the last error. Empty without a sink.',
+      tag: 'operations',
+      parameters: [],
+      responses: [
+        { status: '200', description: 'The sinks.', schema: 'DeliveryStatus' },
+        { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '503',
+          description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
+          schema: 'ErrorBody',
+        },
+        {
+          status: 'default',
+          description: 'An unexpected failure of the server; the error is logged under the request id.',
+          schema: 'ErrorBody',
+        },
+      ],
+      security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
+      testMode: false,
+    },
+    {
       operationId: 'admin/events/export',
       method: 'get',
       path: '/admin/events/export',
@@ -1393,7 +1460,7 @@ export const OPERATIONS = [
       method: 'get',
       path: '/readyz',
       summary: 'Readiness',
-      description: '200 when the store answers, 503 otherwise (C12); each dependency is listed with its state (C48).',
+      description: '200 when the store answers, 503 otherwise (C12); each dependency is listed with its state (C48).\nDelivery sinks (C100) are listed too, named `sink:<name>`, but never make the server unready: events\nare accepted into the outbox while an upstream is slow or down.',
       tag: 'operations',
       parameters: [],
       responses: [

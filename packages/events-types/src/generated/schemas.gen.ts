@@ -582,6 +582,11 @@ export interface CustomEventTypeList {
   max_items: number;
 }
 
+/** The sinks accepted events are delivered to (C100). */
+export interface DeliveryStatus {
+  sinks: SinkStatus[];
+}
+
 /** One dependency of the server and whether it answers (C48). */
 export interface DependencyStatus {
   /** What it is for, such as `store`. */
@@ -757,6 +762,20 @@ export interface ErrorDetail {
   problem: string;
 }
 
+/** The delivery of one stored event to one sink (C100). */
+export interface EventDelivery {
+  sink: string;
+  state: string;
+  attempts: number;
+  last_error: string | null;
+  /** Unix milliseconds; null unless pending. */
+  next_attempt_at: number | null;
+  /** Unix milliseconds; null unless delivered. */
+  delivered_at: number | null;
+  /** What an upstream Conversions API answered for the event; null for NATS or before delivery. */
+  upstream: UpstreamResult | null;
+}
+
 /** Result of one event (seed 2.7). Messages are null when empty (C3). */
 export interface EventResult {
   /** One of `processed`, `failed`. */
@@ -914,6 +933,11 @@ export interface RequestLogItem<TCustomEventName extends string = never> {
   duplicate_of: DuplicateOf | null;
   /** How well the event can be matched to a user (C67, `matchQuality` of @org/events-validators); null when the event was not kept. */
   match_quality: MatchQuality | null;
+  /**
+   * Where the event was delivered onward (C100), one entry per sink; present only when the server has
+   * a sink. Empty for an event that was not stored (failed, a duplicate, test mode).
+   */
+  delivery?: EventDelivery[];
 }
 
 /** One logged request to the events endpoint (C60). */
@@ -948,6 +972,24 @@ export interface RequestSummary {
 export interface RequestSummaryPage {
   items: RequestSummary[];
   next_cursor: string | null;
+}
+
+/** One sink (C100) and its outbox. */
+export interface SinkStatus {
+  name: string;
+  kind: string;
+  /** Outbox entries still to deliver. */
+  pending: number;
+  /** Outbox entries whose attempts are spent */
+  dead: number;
+  /** Age of the oldest entry still to deliver; null when none waits. */
+  oldest_pending_age_seconds: number | null;
+  /** Events this process delivered since it started. */
+  delivered: number;
+  /** Failed deliveries (batches) of this process since it started. */
+  failures: number;
+  /** The error of the last failed delivery, until one succeeds. */
+  last_error: string | null;
 }
 
 /** A stored event (C11). */
@@ -1000,6 +1042,14 @@ export interface TagEvent {
 export interface TagEventsRequest {
   /** Bounds: at least 1 (limit `batch_min_events`) items, at most 1000 (limit `batch_max_events`) items. */
   data: TagEvent[];
+}
+
+/** What an upstream Conversions API answered for one delivered event (C100). */
+export interface UpstreamResult {
+  /** One of `processed`, `failed`. */
+  status: EventStatus;
+  error_message: string | null;
+  warning_message: string | null;
 }
 
 /**

@@ -132,9 +132,55 @@ function EventCard({ item }: { item: RequestItem }) {
             ))}
           </ul>
           {item.match_quality && <Quality q={item.match_quality} />}
+          {item.delivery && item.delivery.length > 0 && <Delivery rows={item.delivery} />}
         </aside>
       </div>
     </article>
+  );
+}
+
+/** Where the event went onward (C100): per sink, its state, attempts, last error and the upstream's answer. */
+function Delivery({ rows }: { rows: NonNullable<RequestItem['delivery']> }) {
+  return (
+    <div class="delivery">
+      <h3>Delivery</h3>
+      <table class="compact">
+        <thead>
+          <tr>
+            <th>Sink</th>
+            <th>State</th>
+            <th>Attempts</th>
+            <th>Detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((d) => (
+            <tr key={d.sink} data-sink={d.sink} data-state={d.state}>
+              <td>
+                <code>{d.sink}</code>
+              </td>
+              <td class={d.state === 'delivered' ? 'yes' : d.state === 'dead' ? 'no' : 'muted'}>{d.state}</td>
+              <td>{d.attempts}</td>
+              <td>
+                {d.state === 'delivered' && d.delivered_at !== null && <>at {dateTimeOf(d.delivered_at)}</>}
+                {d.upstream && (
+                  <>
+                    {' '}
+                    upstream: {d.upstream.status}
+                    {d.upstream.error_message && <>: {d.upstream.error_message}</>}
+                    {d.upstream.warning_message && <> (warning: {d.upstream.warning_message})</>}
+                  </>
+                )}
+                {d.state === 'pending' && d.next_attempt_at !== null && (
+                  <>next attempt {dateTimeOf(d.next_attempt_at)}</>
+                )}
+                {d.last_error && d.state !== 'delivered' && <span class="failed"> {d.last_error}</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

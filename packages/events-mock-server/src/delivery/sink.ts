@@ -1,0 +1,27 @@
+import type { OutboxBatch, UpstreamResult } from '../store/outbox.js';
+
+/** Where a batch of accepted events goes (C100): an upstream Conversions API, or a NATS JetStream stream. */
+export interface Sink {
+  readonly name: string;
+  readonly kind: 'conversions_api' | 'nats';
+  /** Most events of one delivery. */
+  readonly batchSize: number;
+  /**
+   * Delivers one account's batch; resolves with the outcome and never rejects. `ok` only once the receiver
+   * acknowledged every event of it (C100: marked delivered only then).
+   */
+  deliver(batch: OutboxBatch, signal: AbortSignal): Promise<SinkOutcome>;
+  /** Time (ms) before which the receiver asked not to be sent anything (rate limits), or 0. */
+  pausedUntil(): number;
+  close(): Promise<void>;
+}
+
+export type SinkOutcome =
+  | { ok: true; results?: (UpstreamResult | null)[] }
+  | {
+      ok: false;
+      /** For the outbox entry and the log; never holds the token. */
+      error: string;
+      /** The receiver's own wait (Retry-After, x-ratelimit-reset), in ms. */
+      retryAfterMs?: number;
+    };

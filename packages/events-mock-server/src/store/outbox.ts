@@ -1,0 +1,112 @@
+/**
+ * The delivery outbox of C100: entries written in the batch transaction of the events they name, claimed in
+ * batches by deliverers under a lease, settled as delivered, failed (retried later) or dead. A store that
+ * keeps one implements this beside Store; every method is async for the same reason as Store's.
+ *
+ * Times are milliseconds since the epoch.
+ */
+export interface Outbox {
+  /**
+   * Which sinks cover which ad accounts (null: all). Until it is called, and while it names no sink, a
+   * stored batch writes no outbox entry at all (the hot path stays as it was).
+   */
+  routeOutbox(routes: readonly OutboxRoute[]): Promise<void>;
+  /**
+   * Leases up to `maxBatches` batches of a sink to `owner` until `now + leaseMs`: each batch holds the oldest
+   * pending entries of one ad account (at most `batchSize`), and only of an account whose oldest pending
+   * entry is due (its retry time reached) and not leased to anyone. So two deliverers never hold the same
+   * entry, and an account's entries go out in order (C100).
+   */
+  claimOutbox(claim: OutboxClaim): Promise<OutboxBatch[]>;
+  /** Settles entries leased to `owner`; entries whose lease passed to another owner are left alone. */
+  settleOutbox(owner: string, outcome: OutboxOutcome): Promise<void>;
+  /** Puts dead entries back to pending, due now (of one sink or all); answers how many. */
+  requeueDeadOutbox(now: number, sink?: string): Promise<number>;
+  /** Depth, dead count and the oldest pending entry per sink. */
+  outboxStats(): Promise<OutboxStats[]>;
+  /** Deletes delivered entries settled before `deliveredBefore`; answers how many. */
+  pruneOutbox(deliveredBefore: number): Promise<number>;
+  /** The entries of the events one request stored, for the inspector. */
+  outboxOfRequest(requestId: string): Promise<OutboxEntryStatus[]>;
+}
+
+export interface OutboxRoute {
+  sink: string;
+  /** null: every ad account. */
+  adAccounts: readonly string[] | null;
+}
+
+export interface OutboxClaim {
+  sink: string;
+  owner: string;
+  now: number;
+  leaseMs: number;
+  batchSize: number;
+  maxBatches: number;
+}
+
+/** The entries of one ad account, oldest first, with the events as stored. */
+export interface OutboxBatch {
+  sink: string;
+  adAccountId: string;
+  entries: OutboxEntry[];
+}
+
+export interface OutboxEntry {
+  /** The entry's own sequence number. */
+  id: number;
+  eventName: string;
+  eventId: string;
+  /** The event as accepted (JSON text). */
+  event: string;
+  /** Attempts before this one. */
+  attempts: number;
+}
+
+/** What the upstream said of one delivered event (C100): kept with the entry. */
+export interface UpstreamResult {
+  status: 'processed' | 'failed';
+  message: string | null;
+  warning: string | null;
+}
+
+export type OutboxOutcome =
+  /** Given back unsent (the deliverer stops): claimable again at once, no attempt counted. */
+  | { kind: 'released'; ids: readonly number[] }
+  | { kind: 'delivered'; ids: readonly number[]; now: number; results?: readonly (UpstreamResult | null)[] }
+  | {
+      kind: 'failed';
+      ids: readonly number[];
+      now: number;
+      error: string;
+      /** When to try again; entries that reach `maxAttempts` become dead instead. */
+      retryAt: number;
+      maxAttempts: number;
+    };
+
+export type OutboxState = 'pending' | 'delivered' | 'dead';
+
+export interface OutboxStats {
+  sink: string;
+  pending: number;
+  dead: number;
+  /** Creation time of the oldest pending entry, or null. */
+  oldestPendingAt: number | null;
+}
+
+export interface OutboxEntryStatus {
+  sink: string;
+  eventName: string;
+  eventId: string;
+  state: OutboxState;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+  result: UpstreamResult | null;
+}
+
+/** Whether a store keeps an outbox (the SQLite stores do; PostgreSQL's is not wired yet). */
+export function hasOutbox<T extends object>(store: T): store is T & Outbox {
+  return typeof (store as Partial<Outbox>).claimOutbox === 'function';
+}

@@ -1,0 +1,119 @@
+// C100: accepted events published to NATS JetStream (the real server at 127.0.0.1:4222): one subject per
+// ad account, the dedup key as Nats-Msg-Id, the stream created with the config's limits; a consumer written
+// as the README shows reads every accepted event once by key.
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { expect, test } from 'vitest';
+import type { Outbox } from '../src/store/outbox.js';
+import { spawnBin } from './support/child.js';
+import { A, B, event, T, testConfig } from './support/fixtures.js';
+import { startHarness } from './support/server.js';
+
+const NATS_URL = process.env.NATS_TEST_URL ?? 'nats://127.0.0.1:4222';
+
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 50));
+}
+
+test('every accepted event is published once, keyed, on its account subject', {
+  timeout: 120_000,
+}, async () => {
+  const tag = randomUUID().slice(0, 8);
+  const stream = `EVENTS_TEST_${tag}`;
+  const prefix = `events-test-${tag}`;
+  const h = await startHarness({
+    config: {
+      ...testConfig(),
+      delivery: {
+        sinks: [
+          {
+            name: 'stream',
+            kind: 'nats',
+            url: NATS_URL,
+            stream,
+            subject_prefix: prefix,
+            max_age_seconds: 3600,
+          },
+        ],
+      },
+    },
+  });
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const ids = Array.from({ length: 300 }, (_, i) => `n-${i}`);
+    expect(
+      (
+        await h.send(
+          A,
+          T.convA,
+          ids.map((id) => event(h.nowS(), { event_id: id })),
+        )
+      ).status,
+    ).toBe(200);
+    // A repeat is a duplicate here (C6): stored once, so published once.
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'n-0' })])).status).toBe(200);
+    expect((await h.send(B, T.convB, [event(h.nowS(), { event_id: 'b-0' })])).status).toBe(200);
+    // Test mode stores nothing (C7), so nothing is published.
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'test-0' })], '?test=true')).status).toBe(
+      200,
+    );
+    const outbox = h.server.store as unknown as Outbox;
+    await until(async () => (await outbox.outboxStats()).length === 0);
+
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream);
+    expect(info.config.subjects).toEqual([`${prefix}.>`]);
+    expect(info.config.max_age).toBe(3600 * 1e9);
+    expect(info.state.messages).toBe(301);
+
+    // The README's consumer: an ordered consumer reading the stream, the key in Nats-Msg-Id.
+    const js = jetstream(nc);
+    const consumer = await js.consumers.get(stream);
+    const seen: [string, string, string][] = [];
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      const e = m.json<{ event_id: string }>();
+      seen.push([m.subject, m.headers?.get('Nats-Msg-Id') ?? '', e.event_id]);
+      if (seen.length === 301) break;
+    }
+    expect(seen.slice(0, 300)).toEqual(ids.map((id) => [`${prefix}.${A}`, `${A}:checkout:${id}`, id]));
+    expect(seen[300]).toEqual([`${prefix}.${B}`, `${B}:checkout:b-0`, 'b-0']);
+    await jsm.streams.delete(stream);
+  } finally {
+    await nc.close();
+    await h.close();
+  }
+});
+
+test('--publish prints one line naming the sink and publishes to the default stream', {
+  timeout: 60_000,
+}, async () => {
+  const child = await spawnBin([
+    '--port',
+    '0',
+    '--db',
+    ':memory:',
+    '--publish',
+    NATS_URL,
+    '--log-level',
+    'warn',
+  ]);
+  try {
+    await until(async () => child.stdout().includes('delivery:'));
+    expect(child.stdout()).toContain(
+      `delivery: publish publishes all ad accounts to NATS ${NATS_URL} (stream EVENTS, subjects events.<ad account>)`,
+    );
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      expect((await (await jetstreamManager(nc)).streams.info('EVENTS')).config.subjects).toEqual([
+        'events.>',
+      ]);
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  }
+});
