@@ -99,6 +99,14 @@ describe('bytes that are not JSON', () => {
     expect(elements('{"data":[{"k":"\\/\\b\\f\\n\\r\\t\\"\\\\"}]}')).toHaveLength(1);
   });
 
+  // Found by the property below (seed -1034956368): a digit turned into `-` still gave elements.
+  test('a number or literal outside the grammar of JSON gives no elements', () => {
+    for (const v of ['-', '1.', '--1', '01', '1e', '.5', 'tru', 'nulx', 'fals'])
+      expect(elements(`{"data":[{"quantity":${v}}]}`)).toBeNull();
+    for (const v of ['-0', '0.5', '-1.5e+3', '10', 'true', 'null', 'false'])
+      expect(elements(`{"data":[{"quantity":${v}}]}`)).toHaveLength(1);
+  });
+
   test('property: any bytes of a valid body changed never throw, and non-JSON never yields elements', () => {
     const body = Buffer.from(
       JSON.stringify({

@@ -39,6 +39,9 @@ const BACKSLASH = 0x5c;
 /** Objects up to this many members compare names pairwise; larger ones use a set. */
 const SMALL_OBJECT = 16;
 
+/** A number as JSON writes it (RFC 8259 section 6). */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
 export function invalidUtf8Offset(b: Uint8Array): number {
   const n = b.length;
@@ -216,15 +219,16 @@ export function scanBody(b: Buffer, limits: ScanLimits): ScanResult {
       } else if (c !== 0x2e && c !== 0x2d && c !== 0x2b) break;
       i++;
     }
-    if (i === start) throw new Stop(null);
+    // Not a number of JSON's grammar (a lone `-`, `1.`, `--1`): not JSON, so no elements either.
+    if (i === start || !JSON_NUMBER.test(b.toString('latin1', start, i))) throw new Stop(null);
     if (digits > 15) exact = false;
     else if (exponent && Math.abs(Number(b.toString('latin1', expStart, i))) > 290) exact = false;
   };
   const literal = () => {
     const c = b[i];
-    const len = c === 0x74 ? 4 : c === 0x66 ? 5 : c === 0x6e ? 4 : 0;
-    if (len === 0) throw new Stop(null);
-    i += len;
+    const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : c === 0x6e ? 'null' : null;
+    if (word === null || b.toString('latin1', i, i + word.length) !== word) throw new Stop(null);
+    i += word.length;
   };
   const tooDeep = () => {
     if (depth > limits.maxDepth) throw new Stop({ kind: 'depth', offset: i, max: limits.maxDepth });
