@@ -5,6 +5,7 @@ import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { fixMmapThreshold } from './core/native-memory.js';
+import { packageVersion } from './core/package-version.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE } from './generated/routes.gen.js';
 import { parseLimitsUrl } from './ratelimit/open-limiter.js';
 import { type RunningServer, type StartServerOptions, startServer } from './server.js';
@@ -25,6 +26,7 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
   --workers N     N processes on one port (node:cluster; default 1). More than one needs a shared store
                   (--store postgres://...) and shared limits (--limits redis://...)
   --log-level L   fatal|error|warn|info|debug|trace|silent (default: config log_level, else info)
+  -v, --version   print the version and exit
 `;
 
 /**
@@ -78,6 +80,7 @@ type Flags = {
   workers?: string;
   'log-level'?: string;
   help?: boolean;
+  version?: boolean;
 };
 
 function fail(message: string): { code: number; message: string } {
@@ -298,12 +301,17 @@ async function main(): Promise<number> {
         workers: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
     }));
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n\n${usage}`);
     return 2;
+  }
+  if (values.version) {
+    process.stdout.write(`${packageVersion}\n`);
+    return 0;
   }
   if (values.help) {
     process.stdout.write(usage);
