@@ -9,7 +9,7 @@ import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { createLogger } from './core/logger.js';
+import { createLogger, LISTEN_TEXT } from './core/logger.js';
 import { Faults } from './faults/faults.js';
 import type { ServerContext } from './http/context.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from './http/transport.js';
@@ -235,7 +235,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(options.inspector !== undefined ? { inspector: options.inspector } : {}),
     });
     const host = options.host ?? config.server.host ?? '127.0.0.1';
-    await app.listen({ port: options.port ?? config.server.port ?? 0, host });
+    await app.listen({
+      port: options.port ?? config.server.port ?? 0,
+      host,
+      listenTextResolver: (address) => `${LISTEN_TEXT} ${address}`,
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
