@@ -669,7 +669,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200],
+      statuses: [200, 400],
     },
     'operations/metrics': {
       method: 'GET',
@@ -682,7 +682,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200],
+      statuses: [200, 400],
     },
     'operations/ready': {
       method: 'GET',
@@ -695,7 +695,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200, 503],
+      statuses: [200, 400, 503],
     },
   } as const;
 /** The longest value of any path parameter (its maxLength): the router matches no longer segment (C34). */
