@@ -23,8 +23,8 @@ import { rateLimitsPage } from './pages/rate-limits.js';
 import { requestErrorsPage } from './pages/request-errors.js';
 import { securityPage } from './pages/security.js';
 import { testModePage } from './pages/test-mode.js';
-import { redocFiles } from './vendor.js';
 import { publishedOpenApi } from './published.js';
+import { redocFiles } from './vendor.js';
 
 const PKG = 'packages/events-docs';
 /** The Markdown reference. */
