@@ -10,19 +10,18 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthFailure, Principal } from '../auth/directory.js';
-import { SESSION_COOKIE } from '../auth/sessions.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
-import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../http/csrf.js';
+import { checkCsrfToken, checkSameOrigin, needsCsrf, sessionCookie, takesSession } from '../http/csrf.js';
 import {
   clientErrorHandler,
   frameworkErrors,
+  hostMissing,
   onConnect,
   parserFailedDuring,
-  requireHost,
 } from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
@@ -118,11 +117,19 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.decorateRequest('loggedAt', 0);
   app.decorateRequest('loggedError', null);
   app.decorateRequest('keptBody', null);
-  // Parses the Cookie header for the admin session of C64.
-  await app.register(fastifyCookie);
-  registerBodyReader(app, new BodyBudget(transport.maxBodyBytesInFlight), transport);
+  // Sets the admin session cookie of C64; the Cookie header is parsed only where a session is taken.
+  await app.register(fastifyCookie, { hook: false });
+  const budget = new BodyBudget(transport.maxBodyBytesInFlight);
+  registerBodyReader(app, budget, transport);
+  const guard = registerConnectionGuard(app, ctx, transport);
 
+  // One hook per request and stage, in the order of C2's first rows (issue 25: each hook is a step of
+  // fastify's hook runner on every request).
   app.addHook('onRequest', (req, reply, done) => {
+    // C41/C43: shutdown and the connection cap first, then a request without Host (C73).
+    const refused = guard.refusal(req) ?? hostMissing(req);
+    if (refused) return done(refused);
+    budget.track(req, reply);
     reply.header(HEADERS.RequestId, req.id);
     const op = req.routeOptions.config.operationId;
     if (op === 'events/create') req.loggedAt = ctx.clock.now();
@@ -132,7 +139,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
       req.auth = ctx.directory.authenticate(req.headers.authorization);
       // C64: an admin route takes the session cookie when no Authorization header is sent.
       const session =
-        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(sessionCookie(req));
       if (session) {
         // C71: a state-changing call with the cookie must come from this server's origin with the session's
         // CSRF token; refused (403) before anything else of the request is read.
@@ -149,9 +156,6 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     }
     done();
   });
-
-  registerConnectionGuard(app, ctx, transport);
-  app.addHook('onRequest', requireHost);
 
   // C40: every row of C2 that needs only the headers is checked before a byte of the body is read.
   app.addHook('preParsing', async (req, reply, payload) => {
@@ -173,6 +177,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   });
 
   app.addHook('onResponse', (req, reply, done) => {
+    guard.answered(req);
     const op = req.routeOptions.config.operationId ?? 'unknown';
     const elapsed = reply.elapsedTime;
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });

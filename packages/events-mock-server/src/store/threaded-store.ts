@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { DirectoryData } from './directory-data.js';
+import { packBatch } from './packed-batch.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
@@ -149,14 +150,13 @@ export class ThreadedSqliteStore implements Store {
     if (this.#reader) return this.#reader.dedup.earlier(adAccountId, keys, since);
     return this.#call('findEarlier', adAccountId, keys, since);
   };
-  commitBatch: Store['commitBatch'] = (b) =>
+  commitBatch: Store['commitBatch'] = (b) => {
+    const packed = packBatch(b);
     // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
-    this.#call(
-      'commitBatch',
-      b.source && b.source.byteLength !== b.source.buffer.byteLength
-        ? { ...b, source: new Uint8Array(b.source) }
-        : b,
-    );
+    if (b.source && b.source.byteLength !== b.source.buffer.byteLength)
+      packed.source = new Uint8Array(b.source);
+    return this.#call('commitBatch', packed);
+  };
   recordTagEvents: Store['recordTagEvents'] = (...a) => this.#call('recordTagEvents', ...a);
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
   report: Store['report'] = (...a) => this.#call('report', ...a);

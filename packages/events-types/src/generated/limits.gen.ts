@@ -151,6 +151,18 @@ export const LIMITS = {
       description: 'Most members of one JSON object in a request body; more answer 400 before the body is parsed.',
       source: 'C37',
     },
+    log_buffer_bytes: {
+      value: 4096,
+      unit: 'bytes',
+      description: 'Log lines wait on the event loop until this many bytes are ready (or log_flush_interval_seconds passed), then go out in one write.',
+      source: 'C77',
+    },
+    log_flush_interval_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Log lines on standard output are written in blocks of at least log_buffer_bytes, and at the latest this long after they were logged; what is left is written at exit.',
+      source: 'C77',
+    },
     malloc_mmap_threshold_bytes: {
       value: 131072,
       unit: 'bytes',
