@@ -29,8 +29,9 @@ function read(line) {
   if (service) reasons.add(`${service[1]} (unreachable at ${service[2]})`);
   if (/browser test skipped: .* is not installed/.test(text))
     reasons.add('Chromium (/usr/bin/chromium not installed: apt-get install chromium)');
-  const failed = /^\s*Failed:\s+(\S+)#test/.exec(text);
-  if (failed) failedTasks.add(failed[1]);
+  // turbo's closing line: `Failed:    @org/a#test, @org/b#test`.
+  if (/^\s*Failed:\s/.test(text))
+    for (const [, name] of text.matchAll(/([^\s,]+)#test/g)) failedTasks.add(name);
 }
 
 const child = spawn('turbo', ['run', 'test', '--continue', ...process.argv.slice(2)], {
