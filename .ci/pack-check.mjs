@@ -119,6 +119,16 @@ try {
       '',
     ].join('\n'),
   );
+  // A CommonJS module of a nodenext project: `import = require` of the ES packages (require(esm), C95).
+  writeFileSync(
+    join(app, 'check-cjs.cts'),
+    [
+      "import client = require('@org/events-client');",
+      "import validators = require('@org/events-validators');",
+      'export const used = [client.createClient, validators.validateBatch];',
+      '',
+    ].join('\n'),
+  );
   const modes = {
     nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
     bundler: { module: 'esnext', moduleResolution: 'bundler' },
@@ -134,14 +144,15 @@ try {
       skipLibCheck: true,
       types: ['node'],
     };
-    writeFileSync(join(app, config), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
+    const files = mode === 'nodenext' ? ['check.ts', 'check-cjs.cts'] : ['check.ts'];
+    writeFileSync(join(app, config), JSON.stringify({ compilerOptions, files }));
     try {
       run('node', [tsc, '-p', config], app);
     } catch (e) {
       throw new Error(`TypeScript (${mode}): ${e.stdout}${e.stderr}`);
     }
   }
-  step(`TypeScript: ${Object.keys(modes).join(', ')}`);
+  step(`TypeScript: ${Object.keys(modes).join(', ')} (nodenext also from a CommonJS .cts)`);
 
   // The server starts without pg only on SQLite; a postgres:// store names the package to install.
   const bin = join(app, 'node_modules', '.bin', 'events-mock-server');
@@ -156,9 +167,13 @@ try {
   if (!message.includes('needs the package pg'))
     throw new Error(`start without pg: expected the install hint; got ${message}`);
   step('start without pg names it');
-  const version = run(bin, ['--version'], app).trim();
-  const own = packages.find((p) => p.manifest.name === '@org/events-mock-server')?.manifest.version;
-  if (version !== own) throw new Error(`events-mock-server --version: ${version}, expected ${own}`);
+  // Each bin answers --version with its package's version.
+  for (const p of packages)
+    for (const name of Object.keys(p.manifest.bin ?? {})) {
+      const version = run(join(app, 'node_modules', '.bin', name), ['--version'], app).trim();
+      if (version !== p.manifest.version)
+        throw new Error(`${name} --version: ${version}, expected ${p.manifest.version}`);
+    }
   step('ok');
 } finally {
   if (keep) step(`kept ${work}`);
