@@ -30,6 +30,8 @@ import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { adminRequestHandlers } from '../routes/admin-requests.js';
 import { adminSessionHandlers } from '../routes/admin-session.js';
+import { advertiserDefinedEventHandlers } from '../routes/advertiser-defined-events.js';
+import { conversionDeletionRequestHandlers } from '../routes/conversion-deletion-requests.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
@@ -126,11 +128,13 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   // One hook per request and stage, in the order of C2's first rows (issue 25: each hook is a step of
   // fastify's hook runner on every request).
   app.addHook('onRequest', (req, reply, done) => {
+    reply.header(HEADERS.RequestId, req.id);
+    // C89: Pinterest's name for the same id, so its clients find it.
+    reply.header(HEADERS.PinterestRid, req.id);
     // C41/C43: shutdown and the connection cap first, then a request without Host (C73).
     const refused = guard.refusal(req) ?? hostMissing(req);
     if (refused) return done(refused);
     budget.track(req, reply);
-    reply.header(HEADERS.RequestId, req.id);
     const op = req.routeOptions.config.operationId;
     if (op === 'events/create') req.loggedAt = ctx.clock.now();
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
@@ -245,6 +249,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   const handlers: Record<OperationId, Handler> = {
     'events/create': createEventsHandler(ctx),
     ...customEventTypeHandlers(ctx),
+    ...advertiserDefinedEventHandlers(ctx),
+    ...conversionDeletionRequestHandlers(ctx),
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),

@@ -4,7 +4,6 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
 import { type Prepared, prepareBatch } from './prepare.js';
-import { fromWire, type PreparedWire } from './prepared-wire.js';
 
 export interface ValidationOptions {
   /**
@@ -113,12 +112,12 @@ export class ValidationPool {
     // Idle threads must not keep the process alive (integrators' test runners exit on their own).
     worker.unref();
     const slot: Slot = { worker, tasks: new Set() };
-    worker.on('message', (m: { id: number; prepared?: PreparedWire; error?: string }) => {
+    worker.on('message', (m: { id: number; prepared?: Prepared; error?: string }) => {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
       slot.tasks.delete(m.id);
       if (!p) return;
-      if (m.prepared) p.resolve(fromWire(m.prepared));
+      if (m.prepared) p.resolve(m.prepared);
       else p.reject(new Error(`validation worker: ${m.error}`));
     });
     // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.

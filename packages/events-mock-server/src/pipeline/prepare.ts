@@ -9,16 +9,22 @@ import {
   type ValidationContext,
   validateBatch,
 } from '@org/events-validators';
-import type { EventRecord } from '../store/event-columns.js';
 import type { ByteSpan } from '../store/store.js';
 import { countMembers, scanLight } from './json-light-scan.js';
 import { type DataElement, type ScanProblem, scanBody } from './json-scan.js';
 
-/**
- * An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11): its span of the
- * body when those are its exact bytes, else its text; empty when not asked for (test mode stores nothing).
- */
-export type PreparedEvent = EventRecord;
+/** An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11). */
+export interface PreparedEvent {
+  index: number;
+  eventName: string;
+  eventId: string;
+  eventTime: number;
+  /**
+   * The event as accepted, as JSON: its span of the body when those are its exact bytes, else its text;
+   * empty when not asked for (test mode stores nothing).
+   */
+  json: string | ByteSpan;
+}
 
 /**
  * What the request log may keep of an accepted batch's body (C70), decided where the body was read: the bytes

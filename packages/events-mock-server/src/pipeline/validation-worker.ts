@@ -3,7 +3,6 @@
 import { parentPort } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
 import { prepareBatch } from './prepare.js';
-import { toWire } from './prepared-wire.js';
 
 interface Task {
   id: number;
@@ -14,7 +13,7 @@ interface Task {
 
 parentPort?.on('message', (t: Task) => {
   try {
-    const prepared = toWire(prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson));
+    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson);
     parentPort?.postMessage({ id: t.id, prepared });
   } catch (e) {
     parentPort?.postMessage({ id: t.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

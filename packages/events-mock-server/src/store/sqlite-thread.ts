@@ -1,6 +1,5 @@
 // The thread side of ThreadedSqliteStore: owns one SqliteStore and runs the calls posted to it, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import { type PackedBatch, unpackBatch } from './packed-batch.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 
 interface Call {
@@ -30,9 +29,7 @@ parentPort?.on('message', async (c: Call) => {
   try {
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[c.method];
     if (typeof fn !== 'function') throw new Error(`no store method ${c.method}`);
-    // A batch comes as columns (packed-batch.ts): rebuilt here, on the thread's time.
-    const args = c.method === 'commitBatch' ? [unpackBatch(c.args[0] as PackedBatch)] : c.args;
-    const value = await fn.apply(store, args);
+    const value = await fn.apply(store, c.args);
     parentPort?.postMessage({ id: c.id, value });
   } catch (e) {
     parentPort?.postMessage({ id: c.id, error: errorOf(e) });

@@ -3,7 +3,6 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { DirectoryData } from './directory-data.js';
-import { packBatch } from './packed-batch.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
@@ -140,6 +139,7 @@ export class ThreadedSqliteStore implements Store {
   listCustomEventTypes: Store['listCustomEventTypes'] = (...a) => this.#call('listCustomEventTypes', ...a);
   createCustomEventType: Store['createCustomEventType'] = (...a) => this.#call('createCustomEventType', ...a);
   deleteCustomEventType: Store['deleteCustomEventType'] = (...a) => this.#call('deleteCustomEventType', ...a);
+  deleteConversions: Store['deleteConversions'] = (...a) => this.#call('deleteConversions', ...a);
   /**
    * Test mode's dedup lookup (C7) answered on the event loop: one statement per batch, one index probe per
    * key (about 1 µs each), instead of two thread messages whose copies of 1000 keys cost more than the
@@ -150,13 +150,14 @@ export class ThreadedSqliteStore implements Store {
     if (this.#reader) return this.#reader.dedup.earlier(adAccountId, keys, since);
     return this.#call('findEarlier', adAccountId, keys, since);
   };
-  commitBatch: Store['commitBatch'] = (b) => {
-    const packed = packBatch(b);
+  commitBatch: Store['commitBatch'] = (b) =>
     // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
-    if (b.source && b.source.byteLength !== b.source.buffer.byteLength)
-      packed.source = new Uint8Array(b.source);
-    return this.#call('commitBatch', packed);
-  };
+    this.#call(
+      'commitBatch',
+      b.source && b.source.byteLength !== b.source.buffer.byteLength
+        ? { ...b, source: new Uint8Array(b.source) }
+        : b,
+    );
   recordTagEvents: Store['recordTagEvents'] = (...a) => this.#call('recordTagEvents', ...a);
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
   report: Store['report'] = (...a) => this.#call('report', ...a);
