@@ -1,6 +1,6 @@
 // The built `events` bin on real files against the real server (C58): summaries, --json reports, exit
 // codes, credentials from the environment and never printed.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -129,6 +129,12 @@ describe('events send', () => {
       "option '--concurrency <n>' argument '0' is invalid. must be a positive integer",
     );
   });
+});
+
+test('--version and -v print the package version, exit 0 (issue 23)', async () => {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  for (const flag of ['--version', '-v'])
+    expect(await runBin(bin, [flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
 });
 
 describe('events validate and hash', () => {

@@ -5,6 +5,7 @@ import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { fixMmapThreshold } from './core/native-memory.js';
+import { packageVersion } from './core/package-version.js';
 import {
   describeSink,
   FORWARD_TOKEN_ENV,
@@ -39,6 +40,7 @@ const usage = `Usage: events-mock-server [--port N] [--host H] [--config FILE] [
                   the upstream ad account of --forward (default: the same id as here)
   --publish URL   publish every accepted event to NATS JetStream at URL (nats://host:port), one subject
                   per ad account (C100)
+  -v, --version   print the version and exit
 `;
 
 /**
@@ -97,6 +99,7 @@ type Flags = {
   'forward-account'?: string;
   publish?: string;
   help?: boolean;
+  version?: boolean;
 };
 
 /** The sinks of --forward and --publish (C100), added to the config's. */
@@ -358,12 +361,17 @@ async function main(): Promise<number> {
         'forward-account': { type: 'string' },
         publish: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
     }));
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n\n${usage}`);
     return 2;
+  }
+  if (values.version) {
+    process.stdout.write(`${packageVersion}\n`);
+    return 0;
   }
   if (values.help) {
     process.stdout.write(usage);

@@ -272,10 +272,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(options.inspector !== undefined ? { inspector: options.inspector } : {}),
     });
     const host = options.host ?? config.server.host ?? '127.0.0.1';
-    await app.listen({ port: options.port ?? config.server.port ?? 0, host });
+    // fastify logs its address at info once listening; the bin's banner says it to a person, and a JSON
+    // line before the banner read as noise (issue 23): that line is held back, and logged at debug below.
+    // A logger the embedder gave is left alone.
+    const level = logger.level;
+    const quiet = options.logger === undefined && logger.isLevelEnabled('info');
+    if (quiet) logger.level = 'warn';
+    try {
+      await app.listen({ port: options.port ?? config.server.port ?? 0, host });
+    } finally {
+      if (quiet) logger.level = level;
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    logger.debug({ url: `http://${urlHost}:${port}` }, 'listening');
     const running = app;
     let closing: Promise<void> | undefined;
     return {

@@ -134,6 +134,55 @@ describe.skipIf(!hasChromium)(
       expect(await card.locator('.quality').textContent({ timeout: 5_000 })).toContain('user_data.em');
     }, 30_000);
 
+    it('says why a request was refused as a whole: the details the client got, the body as kept (C96)', async () => {
+      const post = (body: string, token = conversion) =>
+        fetch(`${server.url}/v5/ad_accounts/${account}/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+      // No batch, with an unhashed e-mail address inside: refused, and the address is kept nowhere (C70).
+      const noBatch = await post('{"data": {"user_data": {"em": "jane.doe@example.com"}}}');
+      expect(noBatch.status).toBe(400);
+      await page.goto(`${server.url}/inspector/#/requests/${noBatch.headers.get('x-request-id')}`);
+      const refusal = page.locator('.refusal');
+      await refusal.locator('.refusal-details li').first().waitFor({ timeout: 5_000 });
+      expect(await refusal.locator('.request-error').textContent()).toBe(
+        'The request was invalid. (code 4196)',
+      );
+      expect(await refusal.locator('.refusal-details li').allTextContents()).toEqual([
+        'data: must be an array of events; received (not kept: a string of 43 character(s))',
+      ]);
+      const line = refusal.locator('.line.hl[data-path="data"]');
+      expect(await line.locator('.note').textContent()).toBe(
+        'must be an array of events; received (not kept: a string of 43 character(s))',
+      );
+      expect(await refusal.locator('.line[data-path="data.user_data.em"] .code').textContent()).toBe(
+        '      "em": "(not kept: an unhashed e-mail address, 20 character(s))"',
+      );
+      expect(await page.content()).not.toContain('jane.doe');
+      await page.screenshot({ path: `${artifacts}refused.png`, fullPage: true });
+
+      // Not JSON: the body is shown as it came.
+      const broken = await post('{"data": [1,');
+      await page.goto(`${server.url}/inspector/#/requests/${broken.headers.get('x-request-id')}`);
+      await refusal.locator('pre.raw-body').waitFor({ timeout: 5_000 });
+      expect(await refusal.locator('.refusal-details li').allTextContents()).toEqual([
+        'body: not valid JSON: Unexpected end of JSON input',
+      ]);
+      expect(await refusal.locator('pre.raw-body').textContent()).toBe('{"data": [1,');
+
+      // A wrong token: refused before the body was read, so the reason and no body.
+      const unknown = await post('{"data": []}', 'not-a-known-token-0123456789');
+      expect(unknown.status).toBe(401);
+      await page.goto(`${server.url}/inspector/#/requests/${unknown.headers.get('x-request-id')}`);
+      await refusal.locator('.refusal-details li').first().waitFor({ timeout: 5_000 });
+      expect(await refusal.locator('.refusal-details li').allTextContents()).toEqual([
+        'headers.authorization: the token is unknown or revoked',
+      ]);
+      expect(await refusal.textContent()).toContain('No body is kept');
+    }, 30_000);
+
     it('filters to requests with failed events, and the filter lives in the URL', async () => {
       await page.goto(`${server.url}/inspector/#/requests`);
       await page.locator('tr[data-request-id]').nth(1).waitFor();

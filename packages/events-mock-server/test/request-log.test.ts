@@ -165,6 +165,8 @@ describe('C60 every request to the events endpoint is logged', () => {
       warned: 0,
       event_names: [],
       items: [],
+      // C96: bodies of these three were never read (refused before).
+      body: null,
     };
     expect(await summary('req-401')).toEqual({
       ...refused,
@@ -172,7 +174,12 @@ describe('C60 every request to the events endpoint is logged', () => {
       token_id: null,
       test: false,
       status: 401,
-      error: { code: 2, message: 'Authentication failed.' },
+      // C96: what the client was told, in full.
+      error: {
+        code: 2,
+        message: 'Authentication failed.',
+        details: [{ path: 'headers.authorization', problem: 'the token is unknown or revoked' }],
+      },
       body_truncated: false,
     });
     expect(await summary('req-413')).toEqual({
@@ -181,7 +188,11 @@ describe('C60 every request to the events endpoint is logged', () => {
       token_id: 'conv-a',
       test: false,
       status: 413,
-      error: { code: 4196, message: 'The request was invalid.' },
+      error: {
+        code: 4196,
+        message: 'The request was invalid.',
+        details: [{ path: 'body', problem: 'the body is over 5242880 bytes' }],
+      },
       body_truncated: false,
     });
     expect(await summary('req-429')).toEqual({
@@ -190,7 +201,7 @@ describe('C60 every request to the events endpoint is logged', () => {
       token_id: 'conv-a',
       test: true,
       status: 429,
-      error: { code: 8, message: limited.body.message },
+      error: { code: 8, message: limited.body.message, details: limited.body.details },
       body_truncated: false,
     });
     const statuses = (await admin('/admin/requests?limit=1000')).body.items.map(

@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { hash, type Io, send, validate } from './commands.js';
+import { packageVersion } from './package-version.js';
 import { EXIT } from './report.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
@@ -15,6 +16,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command('events')
     .description('Validate, hash and send NDJSON files of conversion events (@org/events-client)')
+    .version(packageVersion, '-v, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError();

@@ -40,6 +40,7 @@ import { exportHandlers } from '../routes/exports.js';
 import { faultHandlers } from '../routes/faults.js';
 import { healthHandlers } from '../routes/health.js';
 import { type InspectorSource, registerInspector } from '../routes/inspector.js';
+import { registerRoot } from '../routes/root.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -265,5 +266,6 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   }
   if (options.docs !== false) await registerDocs(app, options.docs);
   if (options.inspector !== false) await registerInspector(app, options.inspector);
+  registerRoot(app, { docs: options.docs !== false, inspector: options.inspector !== false });
   return app;
 }

@@ -920,7 +920,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200],
+      statuses: [200, 400],
     },
     'operations/metrics': {
       method: 'GET',
@@ -933,7 +933,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200],
+      statuses: [200, 400],
     },
     'operations/ready': {
       method: 'GET',
@@ -946,7 +946,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200, 503],
+      statuses: [200, 400, 503],
     },
   } as const;
 /** The longest value of any path parameter (its maxLength): the router matches no longer segment (C34). */

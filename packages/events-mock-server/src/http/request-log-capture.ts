@@ -1,8 +1,8 @@
 import type { BatchResponse } from '@org/events-types';
-import { redactJson } from '@org/events-validators';
+import { redactedText, redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
-import type { LoggedDuplicate, RequestLogItem, RequestLogWrite } from '../store/store.js';
+import type { LoggedDuplicate, RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
 import type { ServerContext } from './context.js';
 
 /** What the events handler knows of a 200 that the answer alone does not say (C60). */
@@ -57,12 +57,30 @@ function keptBodyOf(raw: Buffer, kept: KeptBody | null): string | Uint8Array | n
   return raw.byteLength === raw.buffer.byteLength ? raw : raw.toString('utf8');
 }
 
-function errorOf(payload: string | null): { code: number; message: string } | null {
+/**
+ * A problem that quotes a received value holding `user_data` keeps the value's shape (C96, C70): the client
+ * was answered with it, the log keeps it for a day.
+ */
+function loggedProblem(problem: string): string {
+  const at = problem.indexOf('received ');
+  if (at < 0 || !problem.includes('user_data', at)) return problem;
+  const value = problem.slice(at + 'received '.length);
+  return `${problem.slice(0, at)}received ${redactedText(value, false)}`;
+}
+
+/** The error body a refused request was answered, as its log entry keeps it (C96). */
+function errorOf(payload: string | null): RequestLogError | null {
   if (payload === null) return null;
   try {
-    const b = JSON.parse(payload) as { code?: unknown; message?: unknown };
-    if (typeof b.code === 'number' && typeof b.message === 'string')
-      return { code: b.code, message: b.message };
+    const b = JSON.parse(payload) as { code?: unknown; message?: unknown; details?: unknown };
+    if (typeof b.code === 'number' && typeof b.message === 'string') {
+      const details = Array.isArray(b.details)
+        ? (b.details as { path?: unknown; problem?: unknown }[])
+            .filter((d) => typeof d?.path === 'string' && typeof d.problem === 'string')
+            .map((d) => ({ path: d.path as string, problem: loggedProblem(d.problem as string) }))
+        : [];
+      return { code: b.code, message: b.message, details };
+    }
   } catch {}
   // Every error answer is in the service's format (C42); anything else is not invented into one.
   return null;

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { loadOptional } from '../core/optional-package.js';
 import { type Limiter, MemoryLimiter } from './limiter.js';
 
 /** What a limits setting may be, for messages of the config, the flags and REDIS_URL. */
@@ -27,6 +28,10 @@ export async function openLimiter(value: string, clock: Clock, prefix?: string):
   if ('error' in parsed) throw new Error(`limits ${parsed.error}`);
   if (parsed.kind === 'memory') return new MemoryLimiter(clock);
   // Loaded only when named: in-memory limits do not carry ioredis's code in memory.
-  const { RedisLimiter } = await import('./redis-limiter.js');
+  const { RedisLimiter } = await loadOptional(
+    () => import('./redis-limiter.js'),
+    'ioredis',
+    'redis:// limits',
+  );
   return RedisLimiter.open({ url: parsed.url, clock, ...(prefix !== undefined ? { prefix } : {}) });
 }

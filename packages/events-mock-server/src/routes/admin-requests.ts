@@ -122,7 +122,13 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
       ...(delivery ? { delivery: delivery(i) } : {}),
     });
   }
-  return { ...summaryJson(entry), body_truncated: entry.bodyTruncated, items };
+  return {
+    ...summaryJson(entry),
+    body_truncated: entry.bodyTruncated,
+    // C96: a refused request has no events to show its body through; a 200's body is in its items.
+    body: entry.status === 200 ? null : entry.body,
+    items,
+  };
 }
 
 /** The request log API of C61 and its live stream (C62), behind the admin token or session. */

@@ -1,3 +1,4 @@
+import { loadOptional } from '../core/optional-package.js';
 import { SqliteStore, type SynchronousLevel } from './sqlite-store.js';
 import type { Store } from './store.js';
 import type { StoreLocation } from './store-url.js';
@@ -18,7 +19,7 @@ export interface OpenStoreOptions {
 export async function openStore(location: StoreLocation, o: OpenStoreOptions = {}): Promise<Store> {
   if (location.kind === 'postgres') {
     // Loaded only when named: a SQLite server does not carry pg's code in its memory.
-    const { PgStore } = await import('./pg/pg-store.js');
+    const { PgStore } = await loadOptional(() => import('./pg/pg-store.js'), 'pg', 'a postgres:// store');
     return PgStore.open({
       url: location.url,
       ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),

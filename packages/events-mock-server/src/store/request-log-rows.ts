@@ -2,6 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } 
 import { decodeCursor, encodeCursor } from './event-rows.js';
 import type {
   RequestLogEntry,
+  RequestLogError,
   RequestLogFilter,
   RequestLogItem,
   RequestLogSummary,
@@ -102,7 +103,10 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown, c
     body,
     bool(e.bodyTruncated),
     e.body === null ? 0 : typeof e.body === 'string' ? Buffer.byteLength(e.body) : e.body.byteLength,
-    JSON.stringify(e.items.filter((i) => !plain(i))),
+    // C96: a refused request has no events; its items column keeps the details of its answer instead.
+    e.error?.details
+      ? JSON.stringify({ details: e.error.details })
+      : JSON.stringify(e.items.filter((i) => !plain(i))),
   ];
 }
 
@@ -162,11 +166,14 @@ export function bodyText(b: string | Uint8Array): string {
 }
 
 export function toEntry(r: RequestLogRow): RequestLogEntry {
+  const summary = toSummary(r);
+  const kept = JSON.parse(r.items ?? '[]') as RequestLogItem[] | { details: RequestLogError['details'] };
   return {
-    ...toSummary(r),
+    ...summary,
+    ...(Array.isArray(kept) || !summary.error ? {} : { error: { ...summary.error, details: kept.details } }),
     body: r.body == null ? null : bodyText(r.body),
     bodyTruncated: r.body_truncated === true || r.body_truncated === 1,
-    items: expandItems(JSON.parse(r.items ?? '[]') as RequestLogItem[], r.events, r.status),
+    items: Array.isArray(kept) ? expandItems(kept, r.events, r.status) : [],
   };
 }
 

@@ -112,7 +112,17 @@ export interface RequestLogSummary {
   failed: number;
   warned: number;
   eventNames: string[];
-  error: { code: number; message: string } | null;
+  error: RequestLogError | null;
+}
+
+/**
+ * The request-level error of a refused request (C2): the code and message; the details the client received
+ * only where the full entry is read (C96).
+ */
+export interface RequestLogError {
+  code: number;
+  message: string;
+  details?: { path: string; problem: string }[];
 }
 
 /** A logged request with its body (null when not kept) and items. */

@@ -1428,6 +1428,11 @@ export const OPERATIONS = [
       responses: [
         { status: '200', description: 'Alive.', schema: 'HealthStatus' },
         {
+          status: '400',
+          description: 'The HTTP parser could not read the request (C42, C73): a malformed request line or header, no Host header, a badly chunked body. Any path answers it, and the connection is then closed.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -1447,6 +1452,11 @@ export const OPERATIONS = [
       responses: [
         { status: '200', description: 'Metrics.' },
         {
+          status: '400',
+          description: 'The HTTP parser could not read the request (C42, C73): a malformed request line or header, no Host header, a badly chunked body. Any path answers it, and the connection is then closed.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -1465,6 +1475,11 @@ export const OPERATIONS = [
       parameters: [],
       responses: [
         { status: '200', description: 'Ready.', schema: 'HealthStatus' },
+        {
+          status: '400',
+          description: 'The HTTP parser could not read the request (C42, C73): a malformed request line or header, no Host header, a badly chunked body. Any path answers it, and the connection is then closed.',
+          schema: 'ErrorBody',
+        },
         { status: '503', description: 'Not ready.', schema: 'HealthStatus' },
         {
           status: 'default',

@@ -909,6 +909,8 @@ export interface RequestDetail<TCustomEventName extends string = never> {
   error: RequestLogError | null;
   /** The body was over request_log.max_body_bytes and was not kept. */
   body_truncated: boolean;
+  /** The body of a request refused as a whole (an answer other than 200) as the log keeps it (C70, C96): cleaned of personal data, null when it was not read (refused before, such as a 401), not kept (request_log.bodies, max_body_bytes) or when the answer was 200 (its events are in items). */
+  body: string | null;
   items: RequestLogItem<TCustomEventName>[];
 }
 
@@ -916,6 +918,8 @@ export interface RequestDetail<TCustomEventName extends string = never> {
 export interface RequestLogError {
   code: number;
   message: string;
+  /** The details[] the client received (C96), in a request detail only (lists and the live stream leave them out); a quoted value that holds `user_data` is replaced by its shape (C70). */
+  details?: ErrorDetail[];
 }
 
 /** One event of a logged request and its answer (C60). */

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api/client.js';
 import type { MatchQuality, RequestDetail, RequestItem } from '../api/types.js';
 import { JsonView } from '../components/json-view.js';
+import { Refusal } from '../components/refusal.js';
 import { messagesByField } from '../lib/field-messages.js';
 import { dateTimeOf, percent } from '../lib/format.js';
 import { useApiCall } from '../session.js';
@@ -54,11 +55,7 @@ export function RequestDetailPage({ id }: { id: string }) {
         <dt>Took</dt>
         <dd>{detail.duration_ms} ms</dd>
       </dl>
-      {detail.error && (
-        <p class="error request-error">
-          {detail.error.message} <span class="muted">(code {detail.error.code})</span>
-        </p>
-      )}
+      {detail.error && <Refusal detail={{ ...detail, error: detail.error }} />}
       {detail.body_truncated && (
         <p class="muted">The body was too large to keep whole; events past the kept part are not shown.</p>
       )}

@@ -23,6 +23,7 @@ import { rateLimitsPage } from './pages/rate-limits.js';
 import { requestErrorsPage } from './pages/request-errors.js';
 import { securityPage } from './pages/security.js';
 import { testModePage } from './pages/test-mode.js';
+import { publishedOpenApi } from './published.js';
 import { redocFiles } from './vendor.js';
 
 const PKG = 'packages/events-docs';
@@ -101,12 +102,13 @@ export function emitDocs(ir: IR): EmittedFile[] {
   files.push({ path: `${PUBLIC}/pages.json`, content: `${JSON.stringify(manifest, null, 2)}\n` });
   const examplesJson = `${JSON.stringify(examples, null, 2)}\n`;
   files.push({ path: `${PUBLIC}/examples.json`, content: examplesJson });
-  files.push({ path: `${PUBLIC}/openapi.json`, content: `${JSON.stringify(ir.openapi, null, 2)}\n` });
+  const published = publishedOpenApi(ir.openapi);
+  files.push({ path: `${PUBLIC}/openapi.json`, content: `${JSON.stringify(published, null, 2)}\n` });
   files.push({
     path: `${PUBLIC}/openapi.yaml`,
-    content: stringify(ir.openapi, { aliasDuplicateObjects: false, lineWidth: 0 }),
+    content: stringify(published, { aliasDuplicateObjects: false, lineWidth: 0 }),
   });
-  files.push({ path: `${PUBLIC}/api.html`, content: apiHtml(site, ir.openapi) });
+  files.push({ path: `${PUBLIC}/api.html`, content: apiHtml(site, published) });
   files.push({ path: `${PUBLIC}/assets/docs.css`, content: DOCS_CSS });
   files.push({ path: `${PUBLIC}/assets/api.js`, content: API_JS });
   for (const f of redocFiles()) files.push({ path: `${PUBLIC}/assets/${f.name}`, content: f.content });
