@@ -294,3 +294,45 @@ export function countMembers(v: unknown): number {
   }
   return n;
 }
+
+/**
+ * A successful light scan as a message carries it to a validation thread (issue 25: the event loop scans
+ * while the thread, the busier of the two under load, parses and validates): the elements as columns.
+ */
+export interface PackedLightScan {
+  unicodeEscapes: boolean;
+  /** start, end and members of each element; null when the body is not a batch. */
+  spans: number[] | null;
+  exactNumbers: boolean[] | null;
+}
+
+export function packLightScan(l: Extract<LightScan, { ok: true }>): PackedLightScan {
+  const els = l.elements;
+  if (els === null) return { unicodeEscapes: l.unicodeEscapes, spans: null, exactNumbers: null };
+  const spans: number[] = new Array(3 * els.length);
+  const exactNumbers: boolean[] = new Array(els.length);
+  for (let i = 0; i < els.length; i++) {
+    const e = els[i] as LightElement;
+    spans[3 * i] = e.start;
+    spans[3 * i + 1] = e.end;
+    spans[3 * i + 2] = e.members;
+    exactNumbers[i] = e.exactNumbers;
+  }
+  return { unicodeEscapes: l.unicodeEscapes, spans, exactNumbers };
+}
+
+export function unpackLightScan(p: PackedLightScan): LightScan {
+  const { spans, exactNumbers } = p;
+  let elements: LightElement[] | null = null;
+  if (spans !== null && exactNumbers !== null) {
+    elements = new Array(exactNumbers.length);
+    for (let i = 0; i < exactNumbers.length; i++)
+      elements[i] = {
+        start: spans[3 * i] as number,
+        end: spans[3 * i + 1] as number,
+        members: spans[3 * i + 2] as number,
+        exactNumbers: exactNumbers[i] as boolean,
+      };
+  }
+  return { ok: true, elements, unicodeEscapes: p.unicodeEscapes };
+}

@@ -2,6 +2,7 @@
 // off the event loop that serves HTTP and writes SQLite.
 import { parentPort } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
+import { type PackedLightScan, unpackLightScan } from './json-light-scan.js';
 import { prepareBatch } from './prepare.js';
 
 interface Task {
@@ -9,11 +10,13 @@ interface Task {
   raw: ArrayBuffer;
   ctx: ValidationContext;
   withJson: boolean;
+  /** The light scan, done on the event loop. */
+  light: PackedLightScan;
 }
 
 parentPort?.on('message', (t: Task) => {
   try {
-    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson);
+    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson, unpackLightScan(t.light));
     parentPort?.postMessage({ id: t.id, prepared });
   } catch (e) {
     parentPort?.postMessage({ id: t.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
