@@ -24,7 +24,6 @@ import {
   dedupKey,
   type Earlier,
   type EventFilter,
-  eventJsonOf,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -35,6 +34,8 @@ import {
   type TagEventWrite,
   type TimelineCount,
 } from '../store.js';
+import { joinedEventJson } from './batch-params.js';
+import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
 import { migrate } from './migrate.js';
 
 export interface PgStoreOptions {
@@ -68,8 +69,10 @@ export function provesRollback(e: unknown): boolean {
 }
 const ATTEMPTS = 3;
 
-/** How often dedup sightings older than the window are deleted (every so many batches per process). */
-const PRUNE_EVERY = 1000;
+/** How often partitions are created ahead and old sightings dropped (C81), besides at start. */
+const MAINTENANCE_EVERY_MS = 3600 * 1000;
+/** A row meeting no partition of its table (the clock moved past the ones made ahead). */
+const NO_PARTITION = '23514';
 
 /** `postgres://host:5432/db`, never the user or password (logs, /readyz). */
 export function describePgUrl(url: string): string {
@@ -91,8 +94,8 @@ export function describePgUrl(url: string): string {
 export class PgStore implements Store {
   readonly description: string;
   readonly #pool: pg.Pool;
-  #batches = 0;
   #closed = false;
+  #maintenance: NodeJS.Timeout | undefined;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -102,6 +105,8 @@ export class PgStore implements Store {
       types,
       application_name: 'events-mock-server',
       connectionTimeoutMillis: 5000,
+      // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
+      statement_timeout: STATEMENT_TIMEOUT_MS,
     });
     // An idle connection that dies must not crash the process; the pool drops it and opens another later.
     this.#pool.on('error', (e) => options.onIdleError?.(e));
@@ -112,11 +117,28 @@ export class PgStore implements Store {
     const s = new PgStore(options);
     try {
       await migrate(s.#pool);
+      await s.#maintain();
     } catch (e) {
       await s.#pool.end().catch(() => {});
       throw e;
     }
+    s.#maintenance = setInterval(() => s.#maintain().catch(() => {}), MAINTENANCE_EVERY_MS);
+    s.#maintenance.unref();
     return s;
+  }
+
+  /**
+   * Partitions for today and the next two days made ahead, sighting partitions older than the window
+   * dropped (C81). A short lock timeout: the partitioned tables' brief exclusive lock must not queue
+   * batches behind it; a failed run is repeated at the next interval (and a batch meeting a missing
+   * partition makes it).
+   */
+  async #maintain(times: number[] = []): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("SET LOCAL lock_timeout = '2s'");
+      await c.query('SELECT events_ensure_partitions($1::bigint[])', [[Date.now(), ...times]]);
+      if (times.length === 0) await c.query('SELECT events_drop_old_sightings()');
+    });
   }
 
   async #q<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
@@ -150,6 +172,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#maintenance);
     await this.#pool.end();
   }
 
@@ -288,21 +311,26 @@ export class PgStore implements Store {
     const out = new Map<string, Earlier>();
     if (keys.length === 0) return out;
     const rows = await this.#q<{
-      event_name: string;
-      event_id: string;
-      source: 'api' | 'tag';
+      name: string;
+      id: string;
       seen_at: number;
       event_time: number;
+      tag: boolean;
     }>(
-      `SELECT d.event_name, d.event_id, d.source, d.seen_at, d.event_time
-       FROM dedup_keys d JOIN unnest($2::text[], $3::text[]) AS k(name, id)
-         ON d.event_name = k.name AND d.event_id = k.id
-       WHERE d.ad_account_id = $1 AND d.seen_at >= $4`,
+      // The earliest sighting within the window of each key; an API sighting wins a tie (C6, C81).
+      `SELECT k.name, k.id, e.seen_at, e.event_time, e.tag
+       FROM unnest($2::text[], $3::text[]) AS k(name, id)
+       JOIN LATERAL (
+         SELECT s.seen_at, s.event_time, s.event_seq IS NULL AS tag FROM dedup_sightings s
+         WHERE s.ad_account_id = $1 AND s.key_hash = events_key($1, k.name, k.id)
+           AND s.day >= events_today() - 2 AND s.seen_at >= $4
+         ORDER BY s.seen_at, s.event_seq IS NULL LIMIT 1
+       ) e ON true`,
       [adAccountId, keys.map((k) => k.eventName), keys.map((k) => k.eventId), since],
     );
     for (const r of rows)
-      out.set(dedupKey(r.event_name, r.event_id), {
-        source: r.source,
+      out.set(dedupKey(r.name, r.id), {
+        source: r.tag ? 'tag' : 'api',
         seenAt: r.seen_at,
         eventTime: r.event_time,
       });
@@ -327,7 +355,7 @@ export class PgStore implements Store {
       b.events.map((e) => e.eventId),
       b.events.map((e) => e.eventTime),
       b.events.map((e) => e.usage.join(',')),
-      b.events.map(eventJsonOf(b)),
+      joinedEventJson(b),
       failNames,
       failCodes,
     ];
@@ -344,7 +372,7 @@ export class PgStore implements Store {
         // One statement: its implicit transaction commits when it ends, before the answer is sent.
         rows = (
           await c.query<DupRow>(
-            'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[])',
+            'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])',
             params,
           )
         ).rows;
@@ -358,17 +386,15 @@ export class PgStore implements Store {
         c.release(rolledBack ? undefined : (e as Error));
         // Sent, and no answer proves a rollback: the batch may be stored (C74).
         if (!rolledBack) throw new CommitOutcomeUnknownError(e);
-        if (attempt >= ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+        const code = (e as { code?: string }).code ?? '';
+        if (attempt >= ATTEMPTS || !(RETRYABLE.has(code) || code === NO_PARTITION)) throw e;
+        // Received at in a month without its partition yet (C81): made, and the batch runs again.
+        if (code === NO_PARTITION) await this.#maintain([b.receivedAt]);
       }
     }
     const duplicates = new Map<number, Earlier>();
     for (const r of rows)
       duplicates.set(r.dup_idx, { source: r.dup_source, seenAt: r.dup_seen_at, eventTime: r.dup_event_time });
-    if (++this.#batches >= PRUNE_EVERY) {
-      this.#batches = 0;
-      // Best effort, off the request: sightings older than the window can no longer match.
-      this.#pool.query('DELETE FROM dedup_keys WHERE seen_at < $1', [b.dedupSince]).catch(() => {});
-    }
     return { duplicates };
   }
 
@@ -378,11 +404,14 @@ export class PgStore implements Store {
       for (const e of events) {
         // The first sighting within the window wins: a tag event seen after an earlier one changes nothing.
         const r = await c.query(
-          `INSERT INTO dedup_keys AS d (ad_account_id, event_name, event_id, source, seen_at, event_time)
-           VALUES ($1, $2, $3, 'tag', $4, $5)
-           ON CONFLICT (ad_account_id, event_name, event_id) DO UPDATE
-             SET source = 'tag', seen_at = excluded.seen_at, event_time = excluded.event_time
-             WHERE d.seen_at < $6 OR d.seen_at > excluded.seen_at`,
+          `INSERT INTO dedup_sightings AS s (ad_account_id, key_hash, day, seen_at, event_time, event_seq)
+           SELECT $1, events_key($1, $2, $3), events_today(), $4, $5, NULL
+           WHERE NOT EXISTS (
+             SELECT 1 FROM dedup_sightings o
+             WHERE o.ad_account_id = $1 AND o.key_hash = events_key($1, $2, $3) AND o.day >= events_today() - 2
+               AND o.seen_at >= $6 AND o.seen_at <= $4)
+           ON CONFLICT (ad_account_id, key_hash, day) DO UPDATE
+             SET seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = NULL`,
           [e.adAccountId, e.eventName, e.eventId, e.eventTime * 1000, e.eventTime, dedupSince],
         );
         recorded += r.rowCount ?? 0;
@@ -415,9 +444,14 @@ export class PgStore implements Store {
 
   async report(adAccountId: string): Promise<AccountReportData> {
     const [stored, failed] = await Promise.all([
+      // Derived from the stored events (C80), plus what they cannot tell: duplicates of tag sightings.
       this.#q<{ event_name: string; usage: string; processed: number; duplicates: number }>(
-        `SELECT event_name, max(usage) AS usage, sum(processed)::bigint AS processed, sum(duplicates)::bigint AS duplicates
-         FROM event_counts WHERE ad_account_id = $1 GROUP BY event_name ORDER BY event_name`,
+        `SELECT event_name, (array_agg(usage ORDER BY seq DESC))[1] AS usage,
+                sum(processed)::bigint AS processed, sum(duplicates)::bigint AS duplicates
+         FROM (SELECT event_name, usage, seq, 1 AS processed, duplicates FROM events WHERE ad_account_id = $1
+               UNION ALL
+               SELECT event_name, usage, -1, processed, duplicates FROM event_counts WHERE ad_account_id = $1) x
+         GROUP BY event_name ORDER BY event_name`,
         [adAccountId],
       ),
       this.#q<{ event_name: string; code: string; count: number }>(
@@ -430,7 +464,9 @@ export class PgStore implements Store {
   }
 
   async reset(): Promise<void> {
-    await this.#q('TRUNCATE events, dedup_keys, event_counts, failure_counts, request_log, timeline_counts');
+    await this.#q(
+      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts',
+    );
   }
 
   async appendRequests(entries: readonly RequestLogWrite[], r: RequestLogRetention): Promise<number[]> {
