@@ -74,6 +74,12 @@ const MAINTENANCE_EVERY_MS = 3600 * 1000;
 /** A row meeting no partition of its table (the clock moved past the ones made ahead). */
 const NO_PARTITION = '23514';
 
+/** Months since the epoch (UTC) of a time in ms: the events partition it goes to. */
+function monthOf(ms: number): number {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 12 + d.getUTCMonth();
+}
+
 /** `postgres://host:5432/db`, never the user or password (logs, /readyz). */
 export function describePgUrl(url: string): string {
   try {
@@ -96,6 +102,8 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   #closed = false;
   #maintenance: NodeJS.Timeout | undefined;
+  /** Months (of received_at) whose events partition this process has made sure of (C81). */
+  readonly #months = new Set<number>();
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -361,6 +369,13 @@ export class PgStore implements Store {
     ];
     type DupRow = { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number };
     let rows: DupRow[];
+    // A month first seen by this process (a clock far from the database's): its partition is made before
+    // the batch, so the batch's one call stays the only one (C74 needs the first attempt to be the commit).
+    const month = monthOf(b.receivedAt);
+    if (!this.#months.has(month)) {
+      await this.#maintain([b.receivedAt]);
+      this.#months.add(month);
+    }
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error('store closed');
       // Failing to get a connection is certain: nothing was sent (refused, the pool exhausted).
