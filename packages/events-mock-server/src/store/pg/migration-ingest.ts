@@ -19,10 +19,11 @@ export const STATEMENT_TIMEOUT_MS = 60 * 1000;
 
 export const INGEST_SCHEMA_SQL = `
 -- The one unique key of an event (C80): fixed size, whatever the lengths of its parts; each part is prefixed
--- by its length, so no two different (account, name, id) give the same text to hash.
+-- by its length, so no two different (account, name, id) give the same text to hash. Every operator in it is
+-- immutable (the lengths cast to text), so calls are inlined rather than run as a function per row.
 CREATE FUNCTION events_key(p_account text, p_name text, p_id text) RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT md5(length(p_account) || ':' || p_account || length(p_name) || ':' || p_name || p_id)::uuid
+  SELECT md5(length(p_account)::text || ':' || p_account || length(p_name)::text || ':' || p_name || p_id)::uuid
 $$;
 -- Days since the epoch on the database's clock (transaction start): the partition of a sighting (C81).
 CREATE FUNCTION events_today() RETURNS integer
@@ -164,15 +165,19 @@ ALTER TABLE request_log DROP CONSTRAINT request_log_pkey;
 ALTER TABLE request_log ADD PRIMARY KEY (ad_account_id, seq);
 DROP INDEX request_log_by_account;
 
--- One batch in one call (C80): one round trip, one transaction, committed before the 200 (C11). The event
--- texts come as one text joined by U+001E, which JSON text never holds raw: no array literal to escape and
--- parse. Every statement of a plpgsql function in READ COMMITTED takes a fresh snapshot, so the sightings
--- read after the claim include one another instance committed while this one waited for it.
-CREATE FUNCTION events_commit_batch(
-  p_account text, p_request text, p_received bigint, p_since bigint,
-  p_idx integer[], p_names text[], p_ids text[], p_times bigint[], p_usages text[], p_events text,
+-- Batches of one account in one call (C80, C83): one round trip, one transaction, committed before their
+-- 200s (C11). Events come in request order, batch after batch: p_batch gives each event's batch (1-based)
+-- into p_requests, p_received and p_since. An event of a later batch that repeats a key of an earlier one is
+-- its duplicate, as if the batches had been committed one after the other. The event texts come as one text
+-- joined by U+001E, which JSON text never holds raw: no array literal to escape and parse. Every statement
+-- of a plpgsql function in READ COMMITTED takes a fresh snapshot, so the sightings read after the claim
+-- include one another instance committed while this one waited for it. Returns the duplicates, by position
+-- (1-based) in the event arrays.
+CREATE FUNCTION events_commit_batches(
+  p_account text, p_requests text[], p_received bigint[], p_since bigint[], p_batch integer[],
+  p_names text[], p_ids text[], p_times bigint[], p_usages text[], p_events text,
   p_fail_names text[], p_fail_codes text[]
-) RETURNS TABLE (dup_idx integer, dup_source text, dup_seen_at bigint, dup_event_time bigint)
+) RETURNS TABLE (dup_pos integer, dup_source text, dup_seen_at bigint, dup_event_time bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   v_day integer := events_today();
@@ -181,6 +186,9 @@ DECLARE
   v_days integer[] := CASE
     WHEN floor((extract(epoch FROM now()) * 1000 + ${CLAIM_MARGIN_MS}) / 86400000) > v_day
     THEN ARRAY[v_day, v_day + 1] ELSE ARRAY[v_day] END;
+  v_min_since bigint := (SELECT min(x) FROM unnest(p_since) AS x);
+  -- The window (C6) is the same for every batch: received at minus its since.
+  v_window bigint := p_received[1] - p_since[1];
   v_hash uuid[];
   c_o bigint[];
   c_h uuid[];
@@ -194,25 +202,28 @@ BEGIN
   SELECT array_agg(events_key(p_account, t.n, t.i) ORDER BY t.o) INTO v_hash
   FROM unnest(p_names, p_ids) WITH ORDINALITY AS t(n, i, o);
 
-  -- 1. The first occurrence of each key with no sighting within the window is a candidate; its seq is
-  --    taken now, in request order.
+  -- 1. The first occurrence of each key with no sighting within its batch's window is a candidate; its
+  --    seq is taken now, in request order. The sightings are probed by key (= ANY on the primary key),
+  --    whatever the statistics of a young partition say.
   SELECT coalesce(array_agg(x.o ORDER BY x.o), '{}'), coalesce(array_agg(x.h ORDER BY x.o), '{}'),
          coalesce(array_agg(x.seq ORDER BY x.o), '{}')
   INTO c_o, c_h, c_seq
   FROM (
     SELECT f.o, f.h, nextval('event_seq') AS seq FROM (
-      SELECT DISTINCT ON (u.h) u.o, u.h FROM unnest(v_hash) WITH ORDINALITY AS u(h, o)
+      SELECT DISTINCT ON (u.h) u.o, u.h FROM unnest(v_hash, p_batch) WITH ORDINALITY AS u(h, b, o)
       WHERE NOT EXISTS (
-        SELECT 1 FROM dedup_sightings s
-        WHERE s.ad_account_id = p_account AND s.key_hash = u.h AND s.day >= v_day - 2 AND s.seen_at >= p_since)
+        SELECT 1 FROM (SELECT s.key_hash, s.seen_at FROM dedup_sightings s
+                       WHERE s.ad_account_id = p_account AND s.key_hash = ANY(v_hash) AND s.day >= v_day - 2
+                         AND s.seen_at >= v_min_since) seen
+        WHERE seen.key_hash = u.h AND seen.seen_at >= p_since[u.b])
       ORDER BY u.h, u.o) f
     ORDER BY f.o) x;
 
-  -- 2. Claim them, in key order (concurrent batches wait on each other in one order). A plain insert: an
+  -- 2. Claim them, in key order (concurrent calls wait on each other in one order). A plain insert: an
   --    instance that committed one of the keys meanwhile makes it fail whole, and the careful path runs.
   BEGIN
     INSERT INTO dedup_sightings (ad_account_id, key_hash, day, seen_at, event_time, event_seq)
-    SELECT p_account, c.h, d.day, p_received, p_times[c.o], c.seq
+    SELECT p_account, c.h, d.day, p_received[p_batch[c.o]], p_times[c.o], c.seq
     FROM unnest(c_h, c_o, c_seq) AS c(h, o, seq) CROSS JOIN unnest(v_days) AS d(day)
     ORDER BY c.h, d.day;
   EXCEPTION WHEN unique_violation THEN
@@ -220,12 +231,12 @@ BEGIN
     -- (a sighting of the same day on a clock far from this one) no longer counts and is taken over.
     WITH ins AS (
       INSERT INTO dedup_sightings AS s (ad_account_id, key_hash, day, seen_at, event_time, event_seq)
-      SELECT p_account, c.h, d.day, p_received, p_times[c.o], c.seq
+      SELECT p_account, c.h, d.day, p_received[p_batch[c.o]], p_times[c.o], c.seq
       FROM unnest(c_h, c_o, c_seq) AS c(h, o, seq) CROSS JOIN unnest(v_days) AS d(day)
       ORDER BY c.h, d.day
       ON CONFLICT (ad_account_id, key_hash, day) DO UPDATE
         SET seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = excluded.event_seq
-        WHERE s.seen_at < p_since
+        WHERE s.seen_at < excluded.seen_at - v_window
       RETURNING s.key_hash
     ), won AS (SELECT key_hash, count(*) AS n FROM ins GROUP BY key_hash)
     SELECT coalesce(array_agg(c.h), '{}') INTO v_lost
@@ -245,9 +256,9 @@ BEGIN
   -- 3. The events whose key was claimed, in request order.
   INSERT INTO events (seq, ad_account_id, event_name, event_id, event_time, received_at, request_id, usage,
                       dedup_status, duplicates, event)
-  SELECT c.seq, p_account, t.n, t.i, t.tm, p_received, p_request, t.u, 'unique', 0, t.ev
-  FROM unnest(p_names, p_ids, p_times, p_usages, string_to_array(p_events, E'\\x1e'))
-         WITH ORDINALITY AS t(n, i, tm, u, ev, o)
+  SELECT c.seq, p_account, t.n, t.i, t.tm, p_received[t.b], p_requests[t.b], t.u, 'unique', 0, t.ev
+  FROM unnest(p_names, p_ids, p_times, p_usages, p_batch, string_to_array(p_events, E'\\x1e'))
+         WITH ORDINALITY AS t(n, i, tm, u, b, ev, o)
   JOIN unnest(c_o, c_seq) AS c(o, seq) ON c.o = t.o
   ORDER BY c.seq;
 
@@ -263,16 +274,17 @@ BEGIN
     RETURN;
   END IF;
 
-  -- 4. Every other event is a duplicate of the earliest sighting within the window: one of this batch, or
-  --    one committed before (by another instance, maybe a moment ago). An API sighting wins a tie.
+  -- 4. Every other event is a duplicate of the earliest sighting within its window: one of these batches,
+  --    or one committed before (by another instance, maybe a moment ago). An API sighting wins a tie.
   SELECT coalesce(array_agg(d.o ORDER BY d.o), '{}'), coalesce(array_agg(e.seen_at ORDER BY d.o), '{}'),
          coalesce(array_agg(e.event_time ORDER BY d.o), '{}'), coalesce(array_agg(e.event_seq ORDER BY d.o), '{}')
   INTO d_o, d_seen, d_time, d_seq
-  FROM (SELECT u.o, u.h FROM unnest(v_hash) WITH ORDINALITY AS u(h, o)
+  FROM (SELECT u.o, u.h, u.b FROM unnest(v_hash, p_batch) WITH ORDINALITY AS u(h, b, o)
         LEFT JOIN unnest(c_o) AS c(o) ON c.o = u.o WHERE c.o IS NULL) d
   JOIN LATERAL (
     SELECT s.seen_at, s.event_time, s.event_seq FROM dedup_sightings s
-    WHERE s.ad_account_id = p_account AND s.key_hash = d.h AND s.day >= v_day - 2 AND s.seen_at >= p_since
+    WHERE s.ad_account_id = p_account AND s.key_hash = d.h AND s.day >= v_day - 2
+      AND s.seen_at >= p_since[d.b]
     ORDER BY s.seen_at, s.event_seq IS NULL LIMIT 1
   ) e ON true;
   IF cardinality(c_o) + cardinality(d_o) <> cardinality(v_hash) THEN
@@ -284,7 +296,7 @@ BEGIN
   UPDATE events e SET dedup_status = 'deduplicated', duplicates = e.duplicates + g.n
   FROM (SELECT seq, seen, count(*) AS n FROM unnest(d_seq, d_seen) AS u(seq, seen)
         WHERE seq IS NOT NULL GROUP BY seq, seen) g
-  WHERE e.ad_account_id = p_account AND e.seq = g.seq AND e.received_at = g.seen;
+  WHERE e.ad_account_id = p_account AND e.seq = ANY(d_seq) AND e.seq = g.seq AND e.received_at = g.seen;
   INSERT INTO event_counts AS c (ad_account_id, event_name, shard, usage, processed, duplicates)
   SELECT p_account, p_names[u.o], pg_backend_pid() % 64, max(p_usages[u.o]), 0, count(*)
   FROM unnest(d_o, d_seq) AS u(o, seq) WHERE u.seq IS NULL
@@ -293,7 +305,7 @@ BEGIN
     SET usage = excluded.usage, duplicates = c.duplicates + excluded.duplicates;
 
   RETURN QUERY
-  SELECT p_idx[u.o], CASE WHEN u.seq IS NULL THEN 'tag' ELSE 'api' END, u.seen, u.t
+  SELECT u.o::integer, CASE WHEN u.seq IS NULL THEN 'tag' ELSE 'api' END, u.seen, u.t
   FROM unnest(d_o, d_seen, d_time, d_seq) AS u(o, seen, t, seq);
 END
 $fn$;

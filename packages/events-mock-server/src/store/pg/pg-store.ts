@@ -34,15 +34,20 @@ import {
   type TagEventWrite,
   type TimelineCount,
 } from '../store.js';
-import { joinedEventJson } from './batch-params.js';
-import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
+import { BatchGrouper, COMMIT_BATCHES_SQL, type DupRow, groupParams, splitResults } from './batch-group.js';
 import { migrate } from './migrate.js';
+import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
 
 export interface PgStoreOptions {
   /** A libpq connection URL: postgres://user:password@host:port/database?... */
   url: string;
   /** Connections this process keeps at most (default 10); see README, Running more than one instance. */
   poolSize?: number;
+  /**
+   * Batch calls this process runs at once (default 2); batches arriving meanwhile are grouped into the
+   * next call (C83).
+   */
+  commitCalls?: number;
   /** Called with errors of idle connections (the server was restarted, the network dropped). */
   onIdleError?: (e: Error) => void;
 }
@@ -71,6 +76,9 @@ const ATTEMPTS = 3;
 
 /** How often partitions are created ahead and old sightings dropped (C81), besides at start. */
 const MAINTENANCE_EVERY_MS = 3600 * 1000;
+/** Batch calls at once per process, and events at most in a call of several batches (C83). */
+const COMMIT_CALLS = 2;
+const GROUP_EVENTS = 1000;
 /** A row meeting no partition of its table (the clock moved past the ones made ahead). */
 const NO_PARTITION = '23514';
 
@@ -104,6 +112,7 @@ export class PgStore implements Store {
   #maintenance: NodeJS.Timeout | undefined;
   /** Months (of received_at) whose events partition this process has made sure of (C81). */
   readonly #months = new Set<number>();
+  readonly #grouper: BatchGrouper;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -116,6 +125,11 @@ export class PgStore implements Store {
       // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
       statement_timeout: STATEMENT_TIMEOUT_MS,
     });
+    this.#grouper = new BatchGrouper(
+      (group) => this.#commitGroup(group),
+      options.commitCalls ?? COMMIT_CALLS,
+      GROUP_EVENTS,
+    );
     // An idle connection that dies must not crash the process; the pool drops it and opens another later.
     this.#pool.on('error', (e) => options.onIdleError?.(e));
   }
@@ -346,29 +360,7 @@ export class PgStore implements Store {
   }
 
   async commitBatch(b: BatchWrite): Promise<BatchResult> {
-    const failNames: string[] = [];
-    const failCodes: string[] = [];
-    for (const f of b.failures)
-      for (const code of f.codes) {
-        failNames.push(f.eventName);
-        failCodes.push(code);
-      }
-    const params = [
-      b.adAccountId,
-      b.requestId,
-      b.receivedAt,
-      b.dedupSince,
-      b.events.map((e) => e.index),
-      b.events.map((e) => e.eventName),
-      b.events.map((e) => e.eventId),
-      b.events.map((e) => e.eventTime),
-      b.events.map((e) => e.usage.join(',')),
-      joinedEventJson(b),
-      failNames,
-      failCodes,
-    ];
-    type DupRow = { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number };
-    let rows: DupRow[];
+    if (this.#closed) throw new Error('store closed');
     // A month first seen by this process (a clock far from the database's): its partition is made before
     // the batch, so the batch's one call stays the only one (C74 needs the first attempt to be the commit).
     const month = monthOf(b.receivedAt);
@@ -376,6 +368,13 @@ export class PgStore implements Store {
       await this.#maintain([b.receivedAt]);
       this.#months.add(month);
     }
+    return this.#grouper.submit(b);
+  }
+
+  /** One call over batches of one account (C80, C83): one round trip, one transaction. */
+  async #commitGroup(group: BatchWrite[]): Promise<BatchResult[]> {
+    const params = groupParams(group);
+    let rows: DupRow[];
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error('store closed');
       // Failing to get a connection is certain: nothing was sent (refused, the pool exhausted).
@@ -385,12 +384,7 @@ export class PgStore implements Store {
       c.on('error', ignore);
       try {
         // One statement: its implicit transaction commits when it ends, before the answer is sent.
-        rows = (
-          await c.query<DupRow>(
-            'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])',
-            params,
-          )
-        ).rows;
+        rows = (await c.query<DupRow>(COMMIT_BATCHES_SQL, params)).rows;
         c.off('error', ignore);
         c.release();
         break;
@@ -399,18 +393,15 @@ export class PgStore implements Store {
         const rolledBack = provesRollback(e);
         // A connection that failed without an answer of the database is destroyed, not pooled.
         c.release(rolledBack ? undefined : (e as Error));
-        // Sent, and no answer proves a rollback: the batch may be stored (C74).
+        // Sent, and no answer proves a rollback: the batches may be stored (C74).
         if (!rolledBack) throw new CommitOutcomeUnknownError(e);
         const code = (e as { code?: string }).code ?? '';
         if (attempt >= ATTEMPTS || !(RETRYABLE.has(code) || code === NO_PARTITION)) throw e;
-        // Received at in a month without its partition yet (C81): made, and the batch runs again.
-        if (code === NO_PARTITION) await this.#maintain([b.receivedAt]);
+        // Received at in a month without its partition yet (C81): made, and the call runs again.
+        if (code === NO_PARTITION) await this.#maintain(group.map((b) => b.receivedAt));
       }
     }
-    const duplicates = new Map<number, Earlier>();
-    for (const r of rows)
-      duplicates.set(r.dup_idx, { source: r.dup_source, seenAt: r.dup_seen_at, eventTime: r.dup_event_time });
-    return { duplicates };
+    return splitResults(group, rows);
   }
 
   async recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number> {
