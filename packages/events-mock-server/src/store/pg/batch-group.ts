@@ -109,7 +109,9 @@ export class BatchGrouper {
       this.#running++;
       this.run(group.map((w) => w.batch))
         .then(
-          (results) => group.forEach((w, i) => w.resolve(results[i] as BatchResult)),
+          (results) => {
+            for (const [i, w] of group.entries()) w.resolve(results[i] as BatchResult);
+          },
           (e) => {
             for (const w of group) w.reject(e);
           },

@@ -9,7 +9,7 @@
  * - `events`: partitioned by month of received_at, one index (its primary key, account first).
  * - Counters derived from `events` when read; `event_counts` keeps only what events cannot tell (duplicates
  *   of tag sightings, and the counts of events older than the window's rows when upgraded).
- * - `events_commit_batch`: the batch in one call, the event texts as one text (C80).
+ * - `events_commit_batches`: batches of one account in one call, the event texts as one text (C80, C83).
  */
 
 /** Minutes before midnight (database clock) in which a claim also takes the next day's row (C81). */

@@ -100,9 +100,10 @@ export function describePgUrl(url: string): string {
 
 /**
  * The PostgreSQL store of C11 (C45-C47): the same Store as SQLite, for several instances on one database.
- * Each batch is one call of the `events_commit_batch` function (one round trip, one transaction, durable
- * when it returns); dedup is enforced by the primary key of `dedup_keys`, so instances racing on an
- * event_id store it once. The pool reconnects by itself: a call that fails while the database is away
+ * Each batch is stored by one call of the `events_commit_batches` function (one round trip, one transaction,
+ * durable when it returns), alone or with batches of its account that waited meanwhile (C83); dedup is
+ * enforced by the primary key of `dedup_sightings` (C80, C81), so instances racing on an event_id store it
+ * once. The pool reconnects by itself: a call that fails while the database is away
  * rejects (503 upstream) with nothing stored, and the next one opens a new connection.
  */
 export class PgStore implements Store {
