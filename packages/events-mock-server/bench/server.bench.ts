@@ -155,9 +155,11 @@ interface Row {
   errors: number;
 }
 
+/** Requests sent so far, by every run: the warm-up's event_ids are never sent again by the measured run. */
+let n = 0;
+
 async function load(url: string, path: string, size: number, duration: number): Promise<Result> {
   const parts = bodyParts(size);
-  let n = 0;
   return autocannon({
     url,
     connections: CONNECTIONS,

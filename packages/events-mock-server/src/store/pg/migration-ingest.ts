@@ -14,6 +14,8 @@
 
 /** Minutes before midnight (database clock) in which a claim also takes the next day's row (C81). */
 export const CLAIM_MARGIN_MS = 10 * 60 * 1000;
+/** Seqs per batch call (C80): more than the events of any call (1000 per request, 1000 per group). */
+export const SEQ_PER_CALL = 2 ** 20;
 /** statement_timeout of the store's connections: a claim lives far shorter than the margin (C81). */
 export const STATEMENT_TIMEOUT_MS = 60 * 1000;
 
@@ -45,10 +47,11 @@ CREATE TABLE dedup_sightings (
 
 ALTER TABLE events RENAME TO events_v3;
 ALTER INDEX events_pkey RENAME TO events_v3_pkey;
-CREATE SEQUENCE event_seq;
-SELECT setval('event_seq', coalesce((SELECT max(seq) FROM events_v3), 0) + 1, false);
+-- C80: a call's events take seqs call * ${SEQ_PER_CALL} + position, after every seq of migration 1.
+CREATE SEQUENCE event_call_seq;
+SELECT setval('event_call_seq', coalesce((SELECT max(seq) FROM events_v3), 0) / ${SEQ_PER_CALL} + 1, false);
 CREATE TABLE events (
-  seq bigint NOT NULL DEFAULT nextval('event_seq'),
+  seq bigint NOT NULL,
   ad_account_id text NOT NULL,
   event_name text NOT NULL,
   event_id text NOT NULL,
@@ -186,10 +189,10 @@ DECLARE
   v_days integer[] := CASE
     WHEN floor((extract(epoch FROM now()) * 1000 + ${CLAIM_MARGIN_MS}) / 86400000) > v_day
     THEN ARRAY[v_day, v_day + 1] ELSE ARRAY[v_day] END;
-  v_min_since bigint := (SELECT min(x) FROM unnest(p_since) AS x);
   -- The window (C6) is the same for every batch: received at minus its since.
   v_window bigint := p_received[1] - p_since[1];
   v_hash uuid[];
+  v_call bigint;
   c_o bigint[];
   c_h uuid[];
   c_seq bigint[];
@@ -202,22 +205,24 @@ BEGIN
   SELECT array_agg(events_key(p_account, t.n, t.i) ORDER BY t.o) INTO v_hash
   FROM unnest(p_names, p_ids) WITH ORDINALITY AS t(n, i, o);
 
-  -- 1. The first occurrence of each key with no sighting within its batch's window is a candidate; its
-  --    seq is taken now, in request order. The sightings are probed by key (= ANY on the primary key),
-  --    whatever the statistics of a young partition say.
-  SELECT coalesce(array_agg(x.o ORDER BY x.o), '{}'), coalesce(array_agg(x.h ORDER BY x.o), '{}'),
-         coalesce(array_agg(x.seq ORDER BY x.o), '{}')
+  -- 1. The first occurrence of each key with no sighting within its batch's window is a candidate. Each
+  --    key is probed on its own (a lateral subquery with LIMIT is never turned into a join): a join could
+  --    scan the account's whole partition when the statistics of a young partition say it is small. Seqs
+  --    are this call's number and the position (C80): one nextval per call, not one per event.
+  v_call := nextval('event_call_seq');
+  SELECT coalesce(array_agg(f.o ORDER BY f.o), '{}'), coalesce(array_agg(f.h ORDER BY f.o), '{}'),
+         coalesce(array_agg(v_call * ${SEQ_PER_CALL} + f.o ORDER BY f.o), '{}')
   INTO c_o, c_h, c_seq
   FROM (
-    SELECT f.o, f.h, nextval('event_seq') AS seq FROM (
-      SELECT DISTINCT ON (u.h) u.o, u.h FROM unnest(v_hash, p_batch) WITH ORDINALITY AS u(h, b, o)
-      WHERE NOT EXISTS (
-        SELECT 1 FROM (SELECT s.key_hash, s.seen_at FROM dedup_sightings s
-                       WHERE s.ad_account_id = p_account AND s.key_hash = ANY(v_hash) AND s.day >= v_day - 2
-                         AND s.seen_at >= v_min_since) seen
-        WHERE seen.key_hash = u.h AND seen.seen_at >= p_since[u.b])
-      ORDER BY u.h, u.o) f
-    ORDER BY f.o) x;
+    SELECT DISTINCT ON (u.h) u.o, u.h FROM unnest(v_hash, p_batch) WITH ORDINALITY AS u(h, b, o)
+    LEFT JOIN LATERAL (
+      SELECT 1 AS hit FROM dedup_sightings s
+      WHERE s.ad_account_id = p_account AND s.key_hash = u.h AND s.day >= v_day - 2
+        AND s.seen_at >= p_since[u.b]
+      LIMIT 1
+    ) seen ON true
+    WHERE seen.hit IS NULL
+    ORDER BY u.h, u.o) f;
 
   -- 2. Claim them, in key order (concurrent calls wait on each other in one order). A plain insert: an
   --    instance that committed one of the keys meanwhile makes it fail whole, and the careful path runs.

@@ -111,8 +111,8 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   #closed = false;
   #maintenance: NodeJS.Timeout | undefined;
-  /** Months (of received_at) whose events partition this process has made sure of (C81). */
-  readonly #months = new Set<number>();
+  /** Months (of received_at) whose events partition this process made sure of, or is making (C81). */
+  readonly #months = new Map<number, Promise<void>>();
   readonly #grouper: BatchGrouper;
 
   private constructor(options: PgStoreOptions) {
@@ -365,10 +365,13 @@ export class PgStore implements Store {
     // A month first seen by this process (a clock far from the database's): its partition is made before
     // the batch, so the batch's one call stays the only one (C74 needs the first attempt to be the commit).
     const month = monthOf(b.receivedAt);
-    if (!this.#months.has(month)) {
-      await this.#maintain([b.receivedAt]);
-      this.#months.add(month);
+    let made = this.#months.get(month);
+    if (!made) {
+      made = this.#maintain([b.receivedAt]);
+      this.#months.set(month, made);
+      made.catch(() => this.#months.delete(month));
     }
+    await made;
     return this.#grouper.submit(b);
   }
 
