@@ -205,10 +205,12 @@ BEGIN
   SELECT array_agg(events_key(p_account, t.n, t.i) ORDER BY t.o) INTO v_hash
   FROM unnest(p_names, p_ids) WITH ORDINALITY AS t(n, i, o);
 
-  -- 1. The first occurrence of each key with no sighting within its batch's window is a candidate. Each
-  --    key is probed on its own (a lateral subquery with LIMIT is never turned into a join): a join could
-  --    scan the account's whole partition when the statistics of a young partition say it is small. Seqs
-  --    are this call's number and the position (C80): one nextval per call, not one per event.
+  -- 1. The first occurrence of each key with no sighting within its batch's window on an earlier day is a
+  --    candidate: today's sightings are met by the claim's own insert into today's primary key (step 2),
+  --    which probes it anyway. Each key is probed on its own (a lateral subquery with LIMIT is never turned
+  --    into a join): a join could scan the account's whole partition when the statistics of a young
+  --    partition say it is small. Seqs are this call's number and the position (C80): one nextval per
+  --    call, not one per event.
   v_call := nextval('event_call_seq');
   SELECT coalesce(array_agg(f.o ORDER BY f.o), '{}'), coalesce(array_agg(f.h ORDER BY f.o), '{}'),
          coalesce(array_agg(v_call * ${SEQ_PER_CALL} + f.o ORDER BY f.o), '{}')
@@ -217,15 +219,16 @@ BEGIN
     SELECT DISTINCT ON (u.h) u.o, u.h FROM unnest(v_hash, p_batch) WITH ORDINALITY AS u(h, b, o)
     LEFT JOIN LATERAL (
       SELECT 1 AS hit FROM dedup_sightings s
-      WHERE s.ad_account_id = p_account AND s.key_hash = u.h AND s.day >= v_day - 2
+      WHERE s.ad_account_id = p_account AND s.key_hash = u.h AND s.day >= v_day - 2 AND s.day < v_day
         AND s.seen_at >= p_since[u.b]
       LIMIT 1
     ) seen ON true
     WHERE seen.hit IS NULL
     ORDER BY u.h, u.o) f;
 
-  -- 2. Claim them, in key order (concurrent calls wait on each other in one order). A plain insert: an
-  --    instance that committed one of the keys meanwhile makes it fail whole, and the careful path runs.
+  -- 2. Claim them, in key order (concurrent calls wait on each other in one order). A plain insert: a
+  --    sighting of today (an earlier batch, or an instance that committed one of the keys meanwhile) makes
+  --    it fail whole, and the careful path runs.
   BEGIN
     INSERT INTO dedup_sightings (ad_account_id, key_hash, day, seen_at, event_time, event_seq)
     SELECT p_account, c.h, d.day, p_received[p_batch[c.o]], p_times[c.o], c.seq
@@ -288,7 +291,7 @@ BEGIN
         LEFT JOIN unnest(c_o) AS c(o) ON c.o = u.o WHERE c.o IS NULL) d
   JOIN LATERAL (
     SELECT s.seen_at, s.event_time, s.event_seq FROM dedup_sightings s
-    WHERE s.ad_account_id = p_account AND s.key_hash = d.h AND s.day >= v_day - 2
+    WHERE s.ad_account_id = p_account AND s.key_hash = d.h AND s.day BETWEEN v_day - 2 AND v_day
       AND s.seen_at >= p_since[d.b]
     ORDER BY s.seen_at, s.event_seq IS NULL LIMIT 1
   ) e ON true;

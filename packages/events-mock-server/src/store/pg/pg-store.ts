@@ -346,7 +346,7 @@ export class PgStore implements Store {
        JOIN LATERAL (
          SELECT s.seen_at, s.event_time, s.event_seq IS NULL AS tag FROM dedup_sightings s
          WHERE s.ad_account_id = $1 AND s.key_hash = events_key($1, k.name, k.id)
-           AND s.day >= events_today() - 2 AND s.seen_at >= $4
+           AND s.day BETWEEN events_today() - 2 AND events_today() AND s.seen_at >= $4
          ORDER BY s.seen_at, s.event_seq IS NULL LIMIT 1
        ) e ON true`,
       [adAccountId, keys.map((k) => k.eventName), keys.map((k) => k.eventId), since],
@@ -418,7 +418,7 @@ export class PgStore implements Store {
            SELECT $1, events_key($1, $2, $3), events_today(), $4, $5, NULL
            WHERE NOT EXISTS (
              SELECT 1 FROM dedup_sightings o
-             WHERE o.ad_account_id = $1 AND o.key_hash = events_key($1, $2, $3) AND o.day >= events_today() - 2
+             WHERE o.ad_account_id = $1 AND o.key_hash = events_key($1, $2, $3) AND o.day BETWEEN events_today() - 2 AND events_today()
                AND o.seen_at >= $6 AND o.seen_at <= $4)
            ON CONFLICT (ad_account_id, key_hash, day) DO UPDATE
              SET seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = NULL`,
