@@ -283,52 +283,35 @@ try {
       rows.push(await measure(PRISM, prism, eventsPath, size));
       await prism.stop();
     }
-    if (TARGETS.has('test')) {
-      const test = await start(
+    /** One row of the mock server on a SQLite file of its own. */
+    const sqliteRow = async (
+      target: string,
+      file: string,
+      path: string,
+      env: Record<string, string> = {},
+    ) => {
+      const child = await start(
         './mock-server.mjs',
-        {
-          BENCH_DB: join(dir, `test-${size}.db`),
-          BENCH_TOKENS: String(TOKENS),
-        },
-        `test-mode-${size}`,
+        { BENCH_DB: join(dir, `${file}.db`), BENCH_TOKENS: String(TOKENS), ...env },
+        file,
       );
-      rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
-      await test.stop();
+      rows.push(await measure(target, child, path, size));
+      await child.stop();
+    };
+    if (TARGETS.has('test')) {
+      await sqliteRow('mock server, test mode', `test-mode-${size}`, `${eventsPath}?test=true`);
       // C76: what the validation threads buy, at the largest size (the default is the row above).
       if (size === Math.max(...SIZES) && size * 800 >= 64 * 1024)
-        for (const threads of THREAD_COUNTS) {
-          const child = await start(
-            './mock-server.mjs',
-            {
-              BENCH_DB: join(dir, `test-${size}-${threads}t.db`),
-              BENCH_TOKENS: String(TOKENS),
-              BENCH_THREADS: String(threads),
-            },
+        for (const threads of THREAD_COUNTS)
+          await sqliteRow(
+            `mock server, test mode, ${threads} validation thread(s)`,
             `test-mode-${threads}t-${size}`,
+            `${eventsPath}?test=true`,
+            { BENCH_THREADS: String(threads) },
           );
-          rows.push(
-            await measure(
-              `mock server, test mode, ${threads} validation thread(s)`,
-              child,
-              `${eventsPath}?test=true`,
-              size,
-            ),
-          );
-          await child.stop();
-        }
     }
-    if (TARGETS.has('sqlite')) {
-      const stored = await start(
-        './mock-server.mjs',
-        {
-          BENCH_DB: join(dir, `stored-${size}.db`),
-          BENCH_TOKENS: String(TOKENS),
-        },
-        `sqlite-${size}`,
-      );
-      rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
-      await stored.stop();
-    }
+    if (TARGETS.has('sqlite'))
+      await sqliteRow('mock server, SQLite (synchronous=FULL)', `sqlite-${size}`, eventsPath);
     if (pgAdmin && TARGETS.has('pg')) {
       for (const workers of [1, 2]) {
         const db = await createBenchDatabase(pgAdmin);

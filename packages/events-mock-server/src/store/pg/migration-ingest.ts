@@ -50,20 +50,9 @@ ALTER INDEX events_pkey RENAME TO events_v3_pkey;
 -- C80: a call's events take seqs call * ${SEQ_PER_CALL} + position, after every seq of migration 1.
 CREATE SEQUENCE event_call_seq;
 SELECT setval('event_call_seq', coalesce((SELECT max(seq) FROM events_v3), 0) / ${SEQ_PER_CALL} + 1, false);
-CREATE TABLE events (
-  seq bigint NOT NULL,
-  ad_account_id text NOT NULL,
-  event_name text NOT NULL,
-  event_id text NOT NULL,
-  event_time bigint NOT NULL,
-  received_at bigint NOT NULL,
-  request_id text NOT NULL,
-  usage text NOT NULL,
-  dedup_status text NOT NULL,
-  duplicates integer NOT NULL,
-  event text NOT NULL,
-  PRIMARY KEY (ad_account_id, seq, received_at)
-) PARTITION BY RANGE (received_at);
+-- The columns of migration 1, without the default of seq; one index, its primary key (C80, C82).
+CREATE TABLE events (LIKE events_v3) PARTITION BY RANGE (received_at);
+ALTER TABLE events ADD PRIMARY KEY (ad_account_id, seq, received_at);
 
 -- Creates the partitions the given times (ms) need: the events month of each, and the sighting days of the
 -- database's today and the next two. One caller at a time (instances, and a batch meeting a missing one).
@@ -139,15 +128,7 @@ LEFT JOIN LATERAL (
 -- What the stored events cannot tell (C80): the counters minus what is derived from events when read.
 ALTER TABLE event_counts RENAME TO event_counts_v3;
 ALTER INDEX event_counts_pkey RENAME TO event_counts_v3_pkey;
-CREATE TABLE event_counts (
-  ad_account_id text NOT NULL,
-  event_name text NOT NULL,
-  shard smallint NOT NULL,
-  usage text NOT NULL,
-  processed bigint NOT NULL,
-  duplicates bigint NOT NULL,
-  PRIMARY KEY (ad_account_id, event_name, shard)
-);
+CREATE TABLE event_counts (LIKE event_counts_v3 INCLUDING ALL);
 INSERT INTO event_counts (ad_account_id, event_name, shard, usage, processed, duplicates)
 SELECT c.ad_account_id, c.event_name, 0, c.usage, c.processed - coalesce(e.processed, 0),
        c.duplicates - coalesce(e.duplicates, 0)
@@ -271,11 +252,12 @@ BEGIN
   ORDER BY c.seq;
 
   -- Failed events are counted, never stored (C11); counters of stored events are derived when read (C80).
+  -- Shards as in migration 1: one row per connection, so concurrent calls do not wait on one counter.
   IF cardinality(p_fail_names) > 0 THEN
     INSERT INTO failure_counts AS f (ad_account_id, event_name, code, shard, count)
-    SELECT p_account, fn, fc, pg_backend_pid() % 64, count(*) FROM unnest(p_fail_names, p_fail_codes) AS u(fn, fc)
-    GROUP BY fn, fc ORDER BY fn, fc
-    ON CONFLICT (ad_account_id, event_name, code, shard) DO UPDATE SET count = f.count + excluded.count;
+    SELECT p_account, u.fn, u.fc, pg_backend_pid() % 64, count(*)
+    FROM unnest(p_fail_names, p_fail_codes) AS u(fn, fc) GROUP BY 2, 3 ORDER BY 2, 3
+    ON CONFLICT ON CONSTRAINT failure_counts_pkey DO UPDATE SET count = f.count + excluded.count;
   END IF;
   -- No duplicate: the common case of ingest.
   IF cardinality(c_o) = cardinality(v_hash) THEN
