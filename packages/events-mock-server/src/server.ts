@@ -45,7 +45,7 @@ export interface StartServerOptions {
   db?: string;
   /** PostgreSQL connections of this process at most (default 10). */
   poolSize?: number;
-  /** PostgreSQL batch calls this process runs at once (default 1); batches waiting meanwhile are grouped (C83). */
+  /** PostgreSQL batch calls this process runs at once (default 2); batches waiting meanwhile are grouped (C83). */
   commitCalls?: number;
   /**
    * Where rate limits are counted (C50, C52): `memory` (this process; the default) or `redis://...`,

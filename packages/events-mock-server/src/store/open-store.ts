@@ -10,7 +10,7 @@ export interface OpenStoreOptions {
   storeThread?: boolean;
   /** PostgreSQL connections of this process at most (default 10). */
   poolSize?: number;
-  /** PostgreSQL batch calls at once (default 1, C83). */
+  /** PostgreSQL batch calls at once (default 2, C83). */
   commitCalls?: number;
   /** Errors of idle PostgreSQL connections, for the log. */
   onIdleError?: (e: Error) => void;

@@ -44,7 +44,7 @@ export interface PgStoreOptions {
   /** Connections this process keeps at most (default 10); see README, Running more than one instance. */
   poolSize?: number;
   /**
-   * Batch calls this process runs at once (default 1); batches arriving meanwhile are grouped into the
+   * Batch calls this process runs at once (default 2); batches arriving meanwhile are grouped into the
    * next call (C83).
    */
   commitCalls?: number;
@@ -77,8 +77,9 @@ const ATTEMPTS = 3;
 /** How often partitions are created ahead and old sightings dropped (C81), besides at start. */
 const MAINTENANCE_EVERY_MS = 3600 * 1000;
 /** Batch calls at once per process, and events at most in a call of several batches (C83). */
-const COMMIT_CALLS = 1;
+const COMMIT_CALLS = 2;
 const GROUP_EVENTS = 1000;
+const WEEK_MS = 7 * 86400 * 1000;
 /** A row meeting no partition of its table (the clock moved past the ones made ahead). */
 const NO_PARTITION = '23514';
 
@@ -159,7 +160,9 @@ export class PgStore implements Store {
   async #maintain(times: number[] = []): Promise<void> {
     await this.#tx(async (c) => {
       await c.query("SET LOCAL lock_timeout = '2s'");
-      await c.query('SELECT events_ensure_partitions($1::bigint[])', [[Date.now(), ...times]]);
+      // This month's and, a week ahead, the next month's events partition: a month begins with one made.
+      const now = Date.now();
+      await c.query('SELECT events_ensure_partitions($1::bigint[])', [[now, now + WEEK_MS, ...times]]);
       if (times.length === 0) await c.query('SELECT events_drop_old_sightings()');
     });
   }
