@@ -71,7 +71,9 @@ describe('C65 count faults', () => {
       });
       expect(r.headers.get('retry-after')).toBe('2');
       // A conversion token has no limit on live events: the endpoint's category limit is named (C66).
-      expect(r.headers.get('x-ratelimit-limit')).toBe('120000, 120000;w=60');
+      expect(r.headers.get('x-ratelimit-limit')).toBe(
+        '120000, 120000;w=60;name="ads_conversions_ad_account_id"',
+      );
       expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
       expect(r.headers.get('x-ratelimit-reset')).toBe('2');
     }
@@ -94,7 +96,7 @@ describe('C65 count faults', () => {
     const r = await h.send(A, T.oauthStd, [event(h.nowS())]);
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('1');
-    expect(r.headers.get('x-ratelimit-limit')).toBe('100, 100;w=1');
+    expect(r.headers.get('x-ratelimit-limit')).toBe('100, 100;w=1;name="universal"');
     expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
     // The faulted request did not count: the next one sees 99 of 100 left after itself.
     const next = await h.send(A, T.oauthStd, [event(h.nowS())]);

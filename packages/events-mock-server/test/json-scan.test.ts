@@ -67,6 +67,27 @@ describe('data elements', () => {
       { numRuns: 300 },
     );
   });
+  // Strings past the few bytes read in JavaScript are searched natively (issue 25): long names and values
+  // with quotes, backslashes and \u escapes anywhere, including right at and after the switch.
+  test('property: long strings with escapes anywhere give the same spans, counts and escape flag', () => {
+    const piece = fc.constantFrom('a', 'é', '"', '\\', '\u0001', '🎉', 'abcdefghijklmnop', '\n');
+    const long = fc.array(piece, { maxLength: 40 }).map((ps) => ps.join(''));
+    const value = fc.oneof(long, fc.integer(), fc.array(long, { maxLength: 3 }));
+    const event = fc.dictionary(long, value, { maxKeys: 6 });
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 5 }), fc.boolean(), (data, pretty) => {
+        const text = JSON.stringify({ data }, null, pretty ? 2 : undefined);
+        const l = light(text);
+        expect(l.ok).toBe(true);
+        if (!l.ok) return;
+        const b = Buffer.from(text);
+        expect(l.elements?.map((e) => JSON.parse(b.toString('utf8', e.start, e.end)))).toEqual(data);
+        expect(l.elements?.map((e) => e.members)).toEqual(data.map(countMembers));
+        expect(l.unicodeEscapes).toBe(text.includes('\\u'));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('bytes that are not JSON', () => {

@@ -52,12 +52,14 @@ const IMPLEMENTATIONS: { name: string; run: boolean; open(clock: ManualClock): P
 
 const perSecond = (limit: number, key = 'k'): AppliedLimit => ({
   name: 'test_requests',
+  headerName: 'test_requests',
   limit,
   window: 1,
   key,
 });
 const perMinute = (limit: number, key = 'm'): AppliedLimit => ({
   name: 'ads_conversions',
+  headerName: 'ads_conversions_ad_account_id',
   limit,
   window: 60,
   key,

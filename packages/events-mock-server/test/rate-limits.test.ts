@@ -70,11 +70,11 @@ describe('over HTTP, with a fake clock', () => {
     expect((await oauthSend()).status).toBe(200);
   });
 
-  test('headers: `N, N;w=SECONDS`, remaining counts down, reset in seconds (C9, seed 8 rule 3)', async () => {
+  test('headers: `N, N;w=SECONDS;name="NAME"`, remaining counts down, reset in seconds (C9, seed 8 rule 3, C89)', async () => {
     at(0);
     const r1 = await oauthSend();
     expect(r1.headers.get('x-ratelimit-limit')).toBe(
-      `${universalStd.limit}, ${universalStd.limit};w=${universalStd.window}`,
+      `${universalStd.limit}, ${universalStd.limit};w=${universalStd.window};name="universal"`,
     );
     expect(r1.headers.get('x-ratelimit-remaining')).toBe(String(universalStd.limit - 1));
     expect(r1.headers.get('x-ratelimit-reset')).toBe('1');
@@ -87,7 +87,7 @@ describe('over HTTP, with a fake clock', () => {
     const r = await oauthSend(T.oauthTrial);
     expect(r.status).toBe(200);
     expect(r.headers.get('x-ratelimit-limit')).toBe(
-      `${universalTrial.limit}, ${universalTrial.limit};w=${universalTrial.window}`,
+      `${universalTrial.limit}, ${universalTrial.limit};w=${universalTrial.window};name="universal"`,
     );
     expect(r.headers.get('x-ratelimit-remaining')).toBe(String(universalTrial.limit - 1));
     expect(r.headers.get('x-ratelimit-reset')).toBe(String(universalTrial.window));
@@ -103,7 +103,7 @@ describe('over HTTP, with a fake clock', () => {
       const r = await oauthSend(T.oauthStd, A, '?test=true');
       expect(r.status).toBe(200);
       expect(r.headers.get('x-ratelimit-limit')).toBe(
-        `${testLimit.limit}, ${testLimit.limit};w=${testLimit.window}`,
+        `${testLimit.limit}, ${testLimit.limit};w=${testLimit.window};name="test_requests"`,
       );
       expect(r.headers.get('x-ratelimit-remaining')).toBe(String(testLimit.limit - 1 - i));
     }
@@ -125,13 +125,38 @@ describe('over HTTP, with a fake clock', () => {
     expect((await h.send(A, T.convA, [event(h.nowS())], '?test=true')).status).toBe(429);
   });
 
-  test('a conversion token has no limit on live events and gets no rate-limit headers (seed 8 rule 2)', async () => {
+  test('a conversion token has no limit on live events; the headers name the category, nothing counted (seed 8 rule 2, C89)', async () => {
     at(0);
     for (let i = 0; i < universalStd.limit + 20; i++) {
       const r = await h.send(A, T.convA, [event(h.nowS())]);
       expect(r.status).toBe(200);
-      expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+      expect(r.headers.get('x-ratelimit-limit')).toBe(
+        '120000, 120000;w=60;name="ads_conversions_ad_account_id"',
+      );
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('120000');
+      expect(r.headers.get('x-ratelimit-reset')).toBe('0');
     }
+    // An answer before the rate-limit row (400) carries them too.
+    const bad = await h.call('POST', `/v5/ad_accounts/${A}/events`, { raw: '{bad', token: T.convA });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('x-ratelimit-limit')).toBe(
+      '120000, 120000;w=60;name="ads_conversions_ad_account_id"',
+    );
+  });
+
+  test("x-pinterest-rid: the request id under Pinterest's name, on every answer (C89)", async () => {
+    const given = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+      raw: '{bad',
+      token: T.convA,
+      headers: { 'x-request-id': 'client-id-1' },
+    });
+    expect(given.headers.get('x-pinterest-rid')).toBe('client-id-1');
+    const chosen = await h.call('GET', '/healthz');
+    expect(chosen.headers.get('x-pinterest-rid')).toBe(chosen.headers.get('x-request-id'));
+    expect(chosen.headers.get('x-pinterest-rid')).toMatch(/^[0-9a-f-]{36}$/);
+    const unauthorized = await h.send(A, 'no-such-token', [event(h.nowS())]);
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('x-pinterest-rid')).toBe(unauthorized.headers.get('x-request-id'));
   });
 
   test('limits are kept per user per app: another user of the same app has its own universal window', async () => {
@@ -147,7 +172,7 @@ describe('over HTTP, with a fake clock', () => {
     at(0);
     const check = (r: { headers: Headers; status: number }, status: number) => {
       expect(r.status).toBe(status);
-      expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+, \d+;w=\d+$/);
+      expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+, \d+;w=\d+;name="[a-z_]+"$/);
       expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
       expect(r.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
     };

@@ -533,6 +533,69 @@ for (const impl of IMPLEMENTATIONS) {
       expect((await store.listRequests({ limit: 10 })).items.map((r) => r.requestId)).toEqual(['r4']);
     });
 
+    test("deleteConversions: the users' events, their dedup sightings and the bodies holding them go (C91)", async () => {
+      const H1 = 'a'.repeat(64);
+      const H2 = 'b'.repeat(64);
+      const user = (index: number, eventId: string, userData: Record<string, unknown>): EventToStore => ({
+        ...ev(index, eventId),
+        json: JSON.stringify({ event_name: 'checkout', event_id: eventId, user_data: userData }),
+      });
+      await store.commitBatch(
+        batch([
+          user(0, 'by-email', { em: [H2, H1] }),
+          user(1, 'by-click', { click_id: 'epik-1' }),
+          user(2, 'someone-else', { em: [H2], click_id: 'epik-2' }),
+        ]),
+      );
+      await store.commitBatch(batch([user(0, 'other-account', { em: [H1] })], T0, { adAccountId: OTHER }));
+      // A big body is kept compressed where the store can: it is searched in its plain text.
+      const big = `{"data":[${Array.from({ length: 400 }, (_, i) => `{"event_id":"n-${i}"}`).join(',')},{"user_data":{"em":["${H1}"]}}]}`;
+      await store.appendRequests(
+        [
+          logged(0, { body: `{"data":[{"user_data":{"em":["${H1}"]}}]}` }),
+          logged(1, { body: '{"data":[{"user_data":{"click_id":"epik-1"}}]}', test: true }),
+          logged(2, { body: `{"data":[{"user_data":{"em":["${H2}"]}}]}` }),
+          logged(3, { body: new Uint8Array(Buffer.from(big)) }),
+          logged(4, { adAccountId: OTHER, body: `{"data":[{"user_data":{"em":["${H1}"]}}]}` }),
+        ],
+        KEEP,
+      );
+
+      expect(await store.deleteConversions(ACCOUNT, { emailHashes: [H1], clickIds: ['epik-1'] })).toEqual({
+        events: 2,
+        requestBodies: 3,
+      });
+      const left = await store.listEvents({ limit: 10 });
+      expect(left.items.map((i) => [i.adAccountId, i.eventId])).toEqual([
+        [OTHER, 'other-account'],
+        [ACCOUNT, 'someone-else'],
+      ]);
+      // The dedup sightings went with them: the same keys are new again; the other user's is still seen.
+      const again = await store.commitBatch(
+        batch([ev(0, 'by-email'), ev(1, 'by-click'), ev(2, 'someone-else')], T0 + 1000),
+      );
+      expect([...again.duplicates.keys()]).toEqual([2]);
+      // The reports' counts stay (C91), also where they are derived from the stored events (C80).
+      expect(await store.report(ACCOUNT)).toEqual({
+        stored: [{ eventName: 'checkout', usage: ['reporting', 'audiences'], processed: 5, duplicates: 1 }],
+        failed: [],
+      });
+      const bodies = await Promise.all(['r0', 'r1', 'r2', 'r3', 'r4'].map((r) => store.getRequest(r, 0)));
+      expect(bodies.map((b) => b?.body ?? null)).toEqual([
+        null,
+        null,
+        `{"data":[{"user_data":{"em":["${H2}"]}}]}`,
+        null,
+        `{"data":[{"user_data":{"em":["${H1}"]}}]}`,
+      ]);
+      // The entries themselves stay: status and counts are no personal data.
+      expect(bodies.map((b) => b?.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(await store.deleteConversions(ACCOUNT, { emailHashes: [H1], clickIds: ['epik-1'] })).toEqual({
+        events: 0,
+        requestBodies: 0,
+      });
+    });
+
     test('timeline counts of live requests per hour and code (C63)', async () => {
       const hour = Math.floor(T0 / 3_600_000) * 3600;
       await store.appendRequests(

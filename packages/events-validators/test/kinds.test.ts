@@ -300,6 +300,16 @@ describe('user-agent: two items from each information category (seed 2.4, C22)',
       'it names 0 system detail(s); a user agent names at least 2 in parentheses, such as (Windows NT 10.0; Win64)',
     ],
     ['chrome', 'it has no product/version token such as Mozilla/5.0'],
+    // C85: the software category names the browser or app, not only the compatibility token.
+    [
+      'Mozilla/5.0 (X11; Linux x86_64)',
+      'it names no browser or app, only Mozilla/5.0; a user agent names its browser with its version, such as Chrome/126.0',
+    ],
+    [
+      'mozilla/5.0 (Windows NT 10.0; Win64) Mozilla/4.0',
+      'it names no browser or app, only mozilla/5.0, Mozilla/4.0; a user agent names its browser with its version, such as Chrome/126.0',
+    ],
+    ['Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0', undefined],
   ])('%j', (ua, reason) => {
     expect(dropped(ua)).toBe(
       reason === undefined

@@ -34,13 +34,53 @@ function identifiers(present: Record<string, boolean>) {
   });
 }
 
+const SECONDARY = [
+  'user_data.ln',
+  'user_data.db',
+  'user_data.ge',
+  'user_data.ct',
+  'user_data.st',
+  'user_data.zp',
+  'user_data.country',
+];
+
+/** Fields recommended for every event that the hand-made events leave out (C88). */
+const BASE_GAPS = ['opt_out', 'partner_name', 'user_data.ph', ...SECONDARY];
+/** What an event carrying nothing misses of what applies to every action source and name. */
+const EVERY_EVENT = [
+  'opt_out',
+  'partner_name',
+  'user_data.em',
+  'user_data.ph',
+  ...SECONDARY,
+  'user_data.external_id',
+];
+
 const firstEvent = (file: string) => (readPayload(file).data as Json[])[0];
 
 describe('matchQuality', () => {
   it('an event with every recommended field scores 1 and misses nothing', () => {
-    expect(matchQuality(validEvent())).toEqual({
+    const e = validEvent();
+    const digest = (e.user_data as Json).external_id;
+    Object.assign(e, { opt_out: false, partner_name: 'direct' });
+    for (const k of ['ph', 'ln', 'db', 'ge', 'ct', 'st', 'zp', 'country']) (e.user_data as Json)[k] = digest;
+    Object.assign(e.custom_data as Json, {
+      content_name: 'Trail shoe',
+      content_category: 'Shoes',
+      content_brand: 'Acme',
+      search_string: 'trail shoe',
+    });
+    expect(matchQuality(e)).toEqual({
       identifiers: identifiers({
         em: true,
+        ph: true,
+        ln: true,
+        db: true,
+        ge: true,
+        ct: true,
+        st: true,
+        zp: true,
+        country: true,
         external_id: true,
         click_id: true,
         client_ip_address: true,
@@ -51,13 +91,34 @@ describe('matchQuality', () => {
     });
   });
 
+  it('the base event: every field the seed recommends is listed, the score weighs them (C88)', () => {
+    // A web checkout: 27 fields of total weight 35 apply; it carries 20 of that weight.
+    expect(matchQuality(validEvent())).toEqual({
+      identifiers: identifiers({
+        em: true,
+        external_id: true,
+        click_id: true,
+        client_ip_address: true,
+        client_user_agent: true,
+      }),
+      missing_recommended: [
+        ...BASE_GAPS,
+        'custom_data.content_name',
+        'custom_data.content_category',
+        'custom_data.content_brand',
+        'custom_data.search_string',
+      ],
+      score: 20 / 35,
+    });
+  });
+
   it('an unhashed email is present but not well formed; missing fields are named', () => {
     const e = validEvent();
     (e.user_data as Json).em = ['Buyer@Example.com'];
     delete (e.user_data as Json).click_id;
     delete (e.custom_data as Json).order_id;
-    // A web checkout: 12 recommended fields apply (hashed_maids is for apps); em is not well formed and two
-    // are missing.
+    // A web checkout (hashed_maids is for apps): em (weight 3) is not well formed, click_id (2) and order_id
+    // (1) are missing besides the base event's gaps.
     expect(matchQuality(e)).toEqual({
       identifiers: identifiers({
         em: false,
@@ -65,8 +126,16 @@ describe('matchQuality', () => {
         client_ip_address: true,
         client_user_agent: true,
       }),
-      missing_recommended: ['user_data.click_id', 'custom_data.order_id'],
-      score: 9 / 12,
+      missing_recommended: [
+        ...BASE_GAPS,
+        'user_data.click_id',
+        'custom_data.content_name',
+        'custom_data.content_category',
+        'custom_data.content_brand',
+        'custom_data.order_id',
+        'custom_data.search_string',
+      ],
+      score: 14 / 35,
     });
   });
 
@@ -82,8 +151,8 @@ describe('matchQuality', () => {
       }),
     ).toEqual({
       identifiers: identifiers({ hashed_maids: false, client_user_agent: true }),
-      missing_recommended: ['user_data.em', 'user_data.external_id'],
-      score: 1 / 4,
+      missing_recommended: [...EVERY_EVENT],
+      score: 2 / 21,
     });
   });
 
@@ -91,7 +160,7 @@ describe('matchQuality', () => {
     for (const v of [null, 'x', [], { user_data: 'em' }])
       expect(matchQuality(v)).toEqual({
         identifiers: identifiers({}),
-        missing_recommended: ['user_data.em', 'user_data.external_id'],
+        missing_recommended: [...EVERY_EVENT],
         score: 0,
       });
   });
@@ -113,11 +182,15 @@ describe('matchQuality', () => {
       }),
       missing_recommended: [
         'event_source_url',
+        'opt_out',
+        'partner_name',
+        'user_data.db',
+        'user_data.ge',
         'user_data.external_id',
         'user_data.click_id',
         'user_data.client_ip_address',
       ],
-      score: 1 / 6,
+      score: 10 / 23,
     });
     expect(matchQuality(firstEvent('06-segment-latest-app-ios-app-install.json'))).toEqual({
       identifiers: identifiers({
@@ -126,8 +199,8 @@ describe('matchQuality', () => {
         client_ip_address: true,
         client_user_agent: true,
       }),
-      missing_recommended: ['user_data.external_id'],
-      score: 3 / 4,
+      missing_recommended: ['user_data.ph', ...SECONDARY, 'user_data.external_id'],
+      score: 10 / 21,
     });
   });
 
@@ -176,14 +249,19 @@ describe('the README example', () => {
     ]);
     expect(q.missing_recommended).toEqual([
       'event_source_url',
+      ...BASE_GAPS,
       'user_data.external_id',
       'user_data.click_id',
       'user_data.client_user_agent',
       'custom_data.content_ids',
+      'custom_data.content_name',
+      'custom_data.content_category',
+      'custom_data.content_brand',
       'custom_data.num_items',
       'custom_data.order_id',
+      'custom_data.search_string',
       'custom_data.contents',
     ]);
-    expect(q.score).toBe(4 / 12);
+    expect(q.score).toBe(9 / 35);
   });
 });

@@ -108,13 +108,7 @@ describe('required (C4)', () => {
             'user_data is missing; send an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent.',
           ],
         ],
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.em, user_data.external_id, user_data.click_id, user_data.client_ip_address, user_data.client_user_agent. Sending them improves matching and reporting.',
-          ],
-        ],
+        // C88: a failed event gets no match-quality advice.
       },
     ],
   ]);
@@ -150,9 +144,9 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
             'custom_data.value must be a string holding a decimal number greater than 0, such as "42.00"; received 0. Send "0".',
           ],
           [
-            'decimal_too_small',
+            'zero_value_on_event',
             'custom_data.value',
-            'custom_data.value must be greater than 0; received "0".',
+            'custom_data.value must be greater than 0 on a checkout event; received "0".',
           ],
         ],
       },
@@ -277,13 +271,7 @@ describe('type (C4: wrong JSON types, with the value to send when it is obvious)
             'user_data must be an object of user identifiers with em, hashed_maids, or both client_ip_address and client_user_agent; received an array of 0 item(s).',
           ],
         ],
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.em, user_data.external_id, user_data.click_id, user_data.client_ip_address, user_data.client_user_agent. Sending them improves matching and reporting.',
-          ],
-        ],
+        // C88: a failed event gets no match-quality advice.
       },
     ],
     [
@@ -734,19 +722,11 @@ describe('url (C4)', () => {
       {},
     ],
     [
-      'null (nullable): fine, but it is recommended for web events',
+      'null (nullable): fine; recommended for web events, but one missing field alone draws no advice (C88)',
       (e) => {
         e.event_source_url = null;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: event_source_url. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
   ]);
 });
@@ -1026,26 +1006,56 @@ describe('decimal-string (C4)', () => {
       },
       {
         errors: [
-          [
-            'decimal_too_small',
-            'custom_data.value',
-            'custom_data.value must be greater than 0; received "-5".',
-          ],
+          ['decimal_too_small', 'custom_data.value', 'custom_data.value must be at least 0; received "-5".'],
         ],
       },
     ],
     [
-      'value "0.00"',
+      'value "0.00" on a purchase event (C86)',
       (e) => {
         cd(e).value = '0.00';
       },
       {
         errors: [
           [
-            'decimal_too_small',
+            'zero_value_on_event',
             'custom_data.value',
-            'custom_data.value must be greater than 0; received "0.00".',
+            'custom_data.value must be greater than 0 on a checkout event; received "0.00".',
           ],
+        ],
+      },
+    ],
+    [
+      'value "0" on a lead: accepted and stored as sent, no warning (C86, Segment\'s Generate Lead)',
+      (e) => {
+        e.event_name = 'lead';
+        cd(e).value = '0';
+      },
+      {},
+    ],
+    [
+      'an item_name over 1024 characters: only that value is dropped, with a warning (C87)',
+      (e) => {
+        (cd(e).contents as Json[])[0]!.item_name = 'x'.repeat(1025);
+      },
+      {
+        warnings: [
+          [
+            'string_too_long_dropped',
+            'custom_data.contents[0].item_name',
+            'custom_data.contents[0].item_name is 1025 characters long; the most kept is 1024. The value was dropped.',
+          ],
+        ],
+      },
+    ],
+    [
+      'an event_id over 256 characters fails: the cap has a source (Pinterest 5.23, C87)',
+      (e) => {
+        e.event_id = 'e'.repeat(257);
+      },
+      {
+        errors: [
+          ['string_too_long', 'event_id', 'event_id is 257 characters long; the most accepted is 256.'],
         ],
       },
     ],
@@ -1241,11 +1251,6 @@ describe('require-any-of (C4: an identifier left after the warnings)', () => {
 });
 
 describe('default-from-context (C4: value without currency)', () => {
-  const recommended = [
-    'recommended_missing',
-    '',
-    'Recommended fields missing: custom_data.currency. Sending them improves matching and reporting.',
-  ];
   it('names the ad account currency and stores it in the accepted event', () => {
     const { r, warnings } = run((e) => delete cd(e).currency);
     expect(warnings).toEqual([
@@ -1254,7 +1259,6 @@ describe('default-from-context (C4: value without currency)', () => {
         'custom_data.currency',
         'custom_data.value was sent without custom_data.currency; the ad account currency EUR was used. Send custom_data.currency with custom_data.value.',
       ],
-      recommended,
     ]);
     expect((r.accepted!.custom_data as Json).currency).toBe('EUR');
   });
@@ -1272,7 +1276,6 @@ describe('default-from-context (C4: value without currency)', () => {
         'custom_data.currency',
         'custom_data.value was sent without custom_data.currency; the ad account currency was used. Send custom_data.currency with custom_data.value.',
       ],
-      recommended,
     ]);
     expect((r.accepted!.custom_data as Json).currency).toBeNull();
   });
@@ -1301,15 +1304,7 @@ describe('ids-in-items (C4: content_ids entries carried by contents)', () => {
         cd(e).content_ids = ['sku-9'];
         delete cd(e).contents;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: custom_data.contents. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
   ]);
 
@@ -1325,41 +1320,41 @@ describe('ids-in-items (C4: content_ids entries carried by contents)', () => {
   });
 });
 
-describe('recommended-fields (C4, x-recommended)', () => {
+describe('recommended-fields (C4, C88: advice only when match quality is low)', () => {
+  const advice = (fields: string) => [
+    'recommended_missing',
+    '',
+    `Low match quality: send ${fields} to raise it most.`,
+  ];
   table([
     [
-      'a web event without external_id and click_id (as Pinterest warns)',
+      'a web event without external_id and click_id still matches well: no advice',
       (e) => {
         delete ud(e).external_id;
         delete ud(e).click_id;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.external_id, user_data.click_id. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      {},
     ],
     [
-      'an app event: hashed_maids, not the web fields',
+      'a web lead with only an e-mail: the three missing fields of highest weight, spec order on ties',
+      (e) => {
+        e.event_name = 'lead';
+        delete e.custom_data;
+        e.user_data = { em: ud(e).em };
+      },
+      { warnings: [advice('user_data.ph, user_data.external_id, user_data.click_id')] },
+    ],
+    [
+      'an app event without hashed_maids: hashed_maids first (weight 3), not the web fields',
       (e) => {
         e.action_source = 'app_ios';
+        e.event_name = 'lead';
         delete e.event_source_url;
+        delete e.custom_data;
         delete ud(e).click_id;
         delete ud(e).client_ip_address;
       },
-      {
-        warnings: [
-          [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: user_data.hashed_maids. Sending them improves matching and reporting.',
-          ],
-        ],
-      },
+      { warnings: [advice('user_data.hashed_maids, user_data.ph, opt_out')] },
     ],
     [
       'not a purchase event: custom_data is not asked for',
@@ -1370,14 +1365,24 @@ describe('recommended-fields (C4, x-recommended)', () => {
       {},
     ],
     [
-      'a purchase event without custom_data',
+      'a purchase event without custom_data falls below the threshold',
       (e) => void delete e.custom_data,
+      { warnings: [advice('user_data.ph, custom_data.currency, custom_data.value')] },
+    ],
+    [
+      'a failed event gets no advice, however little it carries',
+      (e) => {
+        e.event_name = 'lead';
+        e.action_source = 'app';
+        delete e.custom_data;
+        e.user_data = { em: ud(e).em };
+      },
       {
-        warnings: [
+        errors: [
           [
-            'recommended_missing',
-            '',
-            'Recommended fields missing: custom_data.currency, custom_data.value, custom_data.content_ids, custom_data.num_items, custom_data.order_id, custom_data.contents. Sending them improves matching and reporting.',
+            'invalid_enum',
+            'action_source',
+            'action_source must be one of "web", "app_ios", "app_android", "offline"; received "app".',
           ],
         ],
       },
@@ -1407,5 +1412,52 @@ describe('copy-on-write', () => {
     e.opt_out = false;
     const r = validateEvent(e, ctx);
     expect(r.accepted).toBe(e);
+  });
+});
+
+describe("Pinterest's newer fields (issue 21, C17): validated and kept", () => {
+  it('customer_type, app_info, device_info and contents[].item_brand_id are accepted as sent', () => {
+    const e = validEvent();
+    (e.user_data as Json).customer_type = 'returning';
+    e.app_info = { app_id: '429047995', app_version: '7.9', install_time: NOW - 86_400 };
+    e.device_info = {
+      form_factor: 'cellphone',
+      network_type: 'cellular_5g',
+      os_family: 'ios',
+      battery_level: 80,
+    };
+    (cd(e).contents as Json[])[0]!.item_brand_id = 'brand-42';
+    const r = validateEvent(e, ctx);
+    expect([r.status, r.errors, r.warnings]).toEqual(['processed', [], []]);
+    expect((r.accepted!.user_data as Json).customer_type).toBe('returning');
+    expect(r.accepted!.app_info).toEqual(e.app_info);
+    expect(r.accepted!.device_info).toEqual(e.device_info);
+    expect(((r.accepted!.custom_data as Json).contents as Json[])[0]!.item_brand_id).toBe('brand-42');
+  });
+
+  it("Pinterest's enums and caps hold: an unknown customer_type or form_factor fails the event", () => {
+    const e = validEvent();
+    (e.user_data as Json).customer_type = 'vip';
+    e.device_info = { form_factor: 'phone' };
+    expect(validateEvent(e, ctx).errors.map((p) => [p.code, p.path])).toEqual([
+      ['invalid_enum', 'user_data.customer_type'],
+      ['invalid_enum', 'device_info.form_factor'],
+    ]);
+  });
+});
+
+describe('C87: an array item over a cap with no source is dropped from the accepted array', () => {
+  it('a content_ids entry of 257 characters goes, the others stay', () => {
+    const long = 's'.repeat(257);
+    const { r, warnings } = run((e) => {
+      cd(e).content_ids = ['sku-1', long];
+    });
+    expect(r.status).toBe('processed');
+    expect(warnings[0]).toEqual([
+      'string_too_long_dropped',
+      'custom_data.content_ids[1]',
+      'custom_data.content_ids[1] is 257 characters long; the most kept is 256. The value was dropped.',
+    ]);
+    expect((r.accepted!.custom_data as Json).content_ids).toEqual(['sku-1']);
   });
 });

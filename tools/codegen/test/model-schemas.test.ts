@@ -7,8 +7,8 @@ import { buildSchemas, type SchemaContext } from '../src/model/schemas.js';
 // Given/want tables for IR building (openapi-typescript style): a components.schemas snippet in,
 // the FieldIR/SchemaIR out. Limits and groups are small fixed tables so expectations stay literal.
 const limits: LimitIR[] = [
-  { key: 'id_max', value: 64, unit: 'characters', description: 'x', source: 'test' },
-  { key: 'value_max', value: 1000, unit: 'decimal', description: 'x', source: 'test' },
+  { key: 'id_max', value: 64, unit: 'characters', description: 'x', source: 'test', overflow: 'fail' },
+  { key: 'value_max', value: 1000, unit: 'decimal', description: 'x', source: 'test', overflow: 'fail' },
 ];
 
 function build(schemas: Record<string, unknown>) {

@@ -46,6 +46,7 @@ describe('one path from the spec', () => {
     };
     expect(Object.keys(events.responses['200']?.headers ?? {})).toEqual([
       'x-request-id',
+      'x-pinterest-rid',
       'x-ratelimit-limit',
       'x-ratelimit-remaining',
       'x-ratelimit-reset',
@@ -53,9 +54,9 @@ describe('one path from the spec', () => {
     // 401 keeps its shared response (request id only); default as well.
     expect(events.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
     const shared = (ir.openapi.components as { responses: Record<string, { headers: Obj }> }).responses;
-    expect(Object.keys(shared.Unauthorized!.headers)).toEqual(['x-request-id']);
+    expect(Object.keys(shared.Unauthorized!.headers)).toEqual(['x-request-id', 'x-pinterest-rid']);
     const health = path(ir.openapi, '/healthz').get as { responses: Record<string, { headers?: Obj }> };
-    expect(Object.keys(health.responses['200']?.headers ?? {})).toEqual(['x-request-id']);
+    expect(Object.keys(health.responses['200']?.headers ?? {})).toEqual(['x-request-id', 'x-pinterest-rid']);
     expect(ir.openapi['x-data']).toBeUndefined();
   });
 

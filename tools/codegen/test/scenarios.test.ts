@@ -142,9 +142,9 @@ const SCENARIOS: Scenario[] = [
     edit: (s) =>
       openapi(
         s,
-        (d) => (field(d, 'CustomData', 'content_name')['x-recommended'] = { eventNames: 'purchase' }),
+        (d) => (field(d, 'CustomData', 'predicted_ltv')['x-recommended'] = { eventNames: 'purchase' }),
       ),
-    adds: ['content_name'],
+    adds: ['predicted_ltv'],
   },
   {
     name: 'x-normalize-kind',

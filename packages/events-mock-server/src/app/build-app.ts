@@ -10,19 +10,18 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthFailure, Principal } from '../auth/directory.js';
-import { SESSION_COOKIE } from '../auth/sessions.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
-import { checkCsrfToken, checkSameOrigin, needsCsrf, takesSession } from '../http/csrf.js';
+import { checkCsrfToken, checkSameOrigin, needsCsrf, sessionCookie, takesSession } from '../http/csrf.js';
 import {
   clientErrorHandler,
   frameworkErrors,
+  hostMissing,
   onConnect,
   parserFailedDuring,
-  requireHost,
 } from '../http/framework-errors.js';
 import { checkBeforeBody, hasBody } from '../http/pre-body.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
@@ -31,6 +30,8 @@ import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
 import { adminRequestHandlers } from '../routes/admin-requests.js';
 import { adminSessionHandlers } from '../routes/admin-session.js';
+import { advertiserDefinedEventHandlers } from '../routes/advertiser-defined-events.js';
+import { conversionDeletionRequestHandlers } from '../routes/conversion-deletion-requests.js';
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
 import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
@@ -117,12 +118,22 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.decorateRequest('loggedAt', 0);
   app.decorateRequest('loggedError', null);
   app.decorateRequest('keptBody', null);
-  // Parses the Cookie header for the admin session of C64.
-  await app.register(fastifyCookie);
-  registerBodyReader(app, new BodyBudget(transport.maxBodyBytesInFlight), transport);
+  // Sets the admin session cookie of C64; the Cookie header is parsed only where a session is taken.
+  await app.register(fastifyCookie, { hook: false });
+  const budget = new BodyBudget(transport.maxBodyBytesInFlight);
+  registerBodyReader(app, budget, transport);
+  const guard = registerConnectionGuard(app, ctx, transport);
 
+  // One hook per request and stage, in the order of C2's first rows (issue 25: each hook is a step of
+  // fastify's hook runner on every request).
   app.addHook('onRequest', (req, reply, done) => {
     reply.header(HEADERS.RequestId, req.id);
+    // C89: Pinterest's name for the same id, so its clients find it.
+    reply.header(HEADERS.PinterestRid, req.id);
+    // C41/C43: shutdown and the connection cap first, then a request without Host (C73).
+    const refused = guard.refusal(req) ?? hostMissing(req);
+    if (refused) return done(refused);
+    budget.track(req, reply);
     const op = req.routeOptions.config.operationId;
     if (op === 'events/create') req.loggedAt = ctx.clock.now();
     // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
@@ -131,7 +142,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
       req.auth = ctx.directory.authenticate(req.headers.authorization);
       // C64: an admin route takes the session cookie when no Authorization header is sent.
       const session =
-        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(sessionCookie(req));
       if (session) {
         // C71: a state-changing call with the cookie must come from this server's origin with the session's
         // CSRF token; refused (403) before anything else of the request is read.
@@ -148,9 +159,6 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     }
     done();
   });
-
-  registerConnectionGuard(app, ctx, transport);
-  app.addHook('onRequest', requireHost);
 
   // C40: every row of C2 that needs only the headers is checked before a byte of the body is read.
   app.addHook('preParsing', async (req, reply, payload) => {
@@ -172,6 +180,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   });
 
   app.addHook('onResponse', (req, reply, done) => {
+    guard.answered(req);
     const op = req.routeOptions.config.operationId ?? 'unknown';
     const elapsed = reply.elapsedTime;
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
@@ -239,6 +248,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   const handlers: Record<OperationId, Handler> = {
     'events/create': createEventsHandler(ctx),
     ...customEventTypeHandlers(ctx),
+    ...advertiserDefinedEventHandlers(ctx),
+    ...conversionDeletionRequestHandlers(ctx),
     ...healthHandlers(ctx),
     ...adminHandlers(ctx),
     ...faultHandlers(ctx),

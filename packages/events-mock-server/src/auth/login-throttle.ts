@@ -38,8 +38,14 @@ export class LoginThrottle {
   #limits(client: string): AppliedLimit[] {
     const { windowSeconds: window, failuresPerClient, failuresOverall } = this.#options;
     return [
-      { name: PER_CLIENT, limit: failuresPerClient, window, key: `${PER_CLIENT}|${client}` },
-      { name: OVERALL, limit: failuresOverall, window, key: OVERALL },
+      {
+        name: PER_CLIENT,
+        headerName: PER_CLIENT,
+        limit: failuresPerClient,
+        window,
+        key: `${PER_CLIENT}|${client}`,
+      },
+      { name: OVERALL, headerName: OVERALL, limit: failuresOverall, window, key: OVERALL },
     ];
   }
 

@@ -22,6 +22,148 @@ export const OBJECT_CHECKS: Readonly<Record<string, ObjectCheck>> = {
         },
       ],
     },
+    AdvertiserDefinedEventInput: {
+      name: 'AdvertiserDefinedEventInput',
+      expected: 'an object (AdvertiserDefinedEventInput)',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'name',
+          required: true,
+          value: {
+            kind: 'string',
+            expected: 'a name of letters, digits and underscore, such as newsletter_signup',
+            minLength: 1,
+            maxLength: 100,
+            pattern: '^[A-Za-z0-9_]+$',
+            enum: null,
+          },
+        },
+        {
+          name: 'mapped_conversion_type',
+          required: true,
+          value: {
+            kind: 'string',
+            expected: 'a standard event type in upper case, such as SIGNUP',
+            minLength: null,
+            maxLength: null,
+            pattern: null,
+            enum: [
+              'SIGNUP',
+              'ADD_TO_CART',
+              'LEAD',
+              'CHECKOUT',
+              'SUBSCRIBE',
+              'ADD_TO_WISHLIST',
+              'ADD_PAYMENT_INFO',
+              'INITIATE_CHECKOUT',
+              'CONTACT',
+              'CUSTOMIZE_PRODUCT',
+              'FIND_LOCATION',
+              'SCHEDULE',
+              'SUBMIT_APPLICATION',
+              'START_TRIAL',
+              'PAGE_VISIT',
+              'VIEW_CATEGORY',
+              'VIEW_CONTENT',
+              'SEARCH',
+              'WATCH_VIDEO',
+            ],
+          },
+        },
+      ],
+    },
+    AdvertiserDefinedEventsCreateRequest: {
+      name: 'AdvertiserDefinedEventsCreateRequest',
+      expected: 'an object (AdvertiserDefinedEventsCreateRequest)',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'items',
+          required: true,
+          value: {
+            kind: 'array',
+            expected: 'an array of objects',
+            minItems: 1,
+            maxItems: 15,
+            problems: {
+              missing: 'items_missing',
+              notArray: 'items_not_array',
+              empty: 'items_empty',
+              tooMany: 'items_too_many',
+            },
+            items: { kind: 'object', schema: 'AdvertiserDefinedEventInput' },
+          },
+        },
+      ],
+    },
+    ConversionDeletionRequestCreate: {
+      name: 'ConversionDeletionRequestCreate',
+      expected: 'an object (ConversionDeletionRequestCreate)',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'deletion_targets',
+          required: true,
+          value: { kind: 'object', schema: 'ConversionDeletionRequestTargets' },
+        },
+      ],
+    },
+    ConversionDeletionRequestTargets: {
+      name: 'ConversionDeletionRequestTargets',
+      expected: 'an object (ConversionDeletionRequestTargets)',
+      unknownKeys: true,
+      fields: [
+        {
+          name: 'user_emails',
+          required: false,
+          value: {
+            kind: 'array',
+            expected: 'an array of strings',
+            minItems: null,
+            maxItems: 1000,
+            problems: {
+              missing: 'user_emails_missing',
+              notArray: 'user_emails_not_array',
+              empty: 'user_emails_empty',
+              tooMany: 'user_emails_too_many',
+            },
+            items: {
+              kind: 'string',
+              expected: 'an array of strings',
+              minLength: 1,
+              maxLength: 256,
+              pattern: null,
+              enum: null,
+            },
+          },
+        },
+        {
+          name: 'epiks',
+          required: false,
+          value: {
+            kind: 'array',
+            expected: 'an array of strings',
+            minItems: null,
+            maxItems: 1000,
+            problems: {
+              missing: 'epiks_missing',
+              notArray: 'epiks_not_array',
+              empty: 'epiks_empty',
+              tooMany: 'epiks_too_many',
+            },
+            items: {
+              kind: 'string',
+              expected: 'an array of strings',
+              minLength: 1,
+              maxLength: 1024,
+              pattern: null,
+              enum: null,
+            },
+          },
+        },
+      ],
+    },
     CustomEventTypeCreateRequest: {
       name: 'CustomEventTypeCreateRequest',
       expected: 'an object (CustomEventTypeCreateRequest)',
@@ -626,6 +768,20 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
         aliasOf: null,
       },
     ],
+    'advertiser_defined_events/delete': [
+      {
+        name: 'event_names',
+        kind: 'string',
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+    ],
     'events/create': [
       {
         name: 'test',
@@ -733,6 +889,33 @@ export interface CheckedTagEventsRequest {
   readonly data: readonly (CheckedTagEvent | undefined)[];
 }
 
+/** AdvertiserDefinedEventInput after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedAdvertiserDefinedEventInput {
+  readonly name: string;
+  readonly mapped_conversion_type: string;
+}
+
+/** AdvertiserDefinedEventsCreateRequest after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedAdvertiserDefinedEventsCreateRequest {
+  readonly items: readonly (CheckedAdvertiserDefinedEventInput | undefined)[];
+}
+
+/** Query of advertiser_defined_events/delete after its checks; an alias is folded into the name it stands for. */
+export interface AdvertiserDefinedEventsDeleteQuery {
+  readonly event_names: string;
+}
+
+/** ConversionDeletionRequestTargets after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedConversionDeletionRequestTargets {
+  readonly user_emails?: readonly string[];
+  readonly epiks?: readonly string[];
+}
+
+/** ConversionDeletionRequestCreate after its checks (an array item that failed its own checks is undefined). */
+export interface CheckedConversionDeletionRequestCreate {
+  readonly deletion_targets: CheckedConversionDeletionRequestTargets;
+}
+
 /** CustomEventTypeCreateRequest after its checks (an array item that failed its own checks is undefined). */
 export interface CheckedCustomEventTypeCreateRequest {
   readonly name: string;
@@ -782,6 +965,21 @@ export function checkAdminSessionRequest(b: unknown, p: RequestProblems): Checke
 /** C2 row 400: the TagEventsRequest body of admin/tag_events/create; undefined once problems are added to `p`. */
 export function checkTagEventsRequest(b: unknown, p: RequestProblems): CheckedTagEventsRequest | undefined {
   return checkBody(OBJECT_CHECKS, "TagEventsRequest", b, p) as CheckedTagEventsRequest | undefined;
+}
+
+/** C2 row 400: the AdvertiserDefinedEventsCreateRequest body of advertiser_defined_events/create; undefined once problems are added to `p`. */
+export function checkAdvertiserDefinedEventsCreateRequest(b: unknown, p: RequestProblems): CheckedAdvertiserDefinedEventsCreateRequest | undefined {
+  return checkBody(OBJECT_CHECKS, "AdvertiserDefinedEventsCreateRequest", b, p) as CheckedAdvertiserDefinedEventsCreateRequest | undefined;
+}
+
+/** C2 row 400: the query of advertiser_defined_events/delete; problems are added to `p`. */
+export function checkAdvertiserDefinedEventsDeleteQuery(q: unknown, p: RequestProblems): AdvertiserDefinedEventsDeleteQuery {
+  return checkQuery(QUERY_CHECKS["advertiser_defined_events/delete"]!, q, p) as unknown as AdvertiserDefinedEventsDeleteQuery;
+}
+
+/** C2 row 400: the ConversionDeletionRequestCreate body of conversion_deletion_requests/create; undefined once problems are added to `p`. */
+export function checkConversionDeletionRequestCreate(b: unknown, p: RequestProblems): CheckedConversionDeletionRequestCreate | undefined {
+  return checkBody(OBJECT_CHECKS, "ConversionDeletionRequestCreate", b, p) as CheckedConversionDeletionRequestCreate | undefined;
 }
 
 /** C2 row 400: the CustomEventTypeCreateRequest body of custom_event_types/create; undefined once problems are added to `p`. */

@@ -339,6 +339,33 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
+    deletion_request_submitted: {
+      outcome: 'conflict',
+      order: 7,
+      status: 409,
+      code: 4196,
+      message: 'The request conflicts with the current state.',
+      template: 'the request {received} is SUBMITTED (this service processes requests at once, C91); only a PENDING request can be cancelled',
+      params: ['received'],
+    },
+    deletion_request_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'no conversion deletion request {received}',
+      params: ['received'],
+    },
+    deletion_targets_empty: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'names no user; send user_emails, epiks or both, with at least one entry',
+      params: [],
+    },
     encoding_invalid: {
       outcome: 'invalid_request',
       order: 6,
@@ -356,6 +383,42 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
+    },
+    epiks_empty: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at least {min} EPIK',
+      params: ['min'],
+    },
+    epiks_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; send the EPIKs as epiks: [ ... ]',
+      params: [],
+    },
+    epiks_not_array: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be an array of EPIKs; received {received}',
+      params: ['received'],
+    },
+    epiks_too_many: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at most {max} EPIKs; received {count}',
+      params: ['count', 'max'],
     },
     fault_account_unknown: {
       outcome: 'invalid_request',
@@ -527,6 +590,42 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'must be {expected}; received {received}',
       params: ['expected', 'received'],
+    },
+    items_empty: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at least {min} name',
+      params: ['min'],
+    },
+    items_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; send the names as items: [ ... ]',
+      params: [],
+    },
+    items_not_array: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be an array of advertiser defined events; received {received}',
+      params: ['received'],
+    },
+    items_too_many: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at most {max} names; received {count}',
+      params: ['count', 'max'],
     },
     json_malformed: {
       outcome: 'invalid_request',
@@ -771,6 +870,42 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'is not a field of the request body; only {allowed} is accepted',
       params: ['allowed'],
     },
+    user_emails_empty: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at least {min} e-mail',
+      params: ['min'],
+    },
+    user_emails_missing: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'is missing; send the e-mails as user_emails: [ ... ]',
+      params: [],
+    },
+    user_emails_not_array: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must be an array of e-mail addresses or their SHA-256 digests; received {received}',
+      params: ['received'],
+    },
+    user_emails_too_many: {
+      outcome: 'invalid_request',
+      order: 6,
+      status: 400,
+      code: 4196,
+      message: 'The request was invalid.',
+      template: 'must hold at most {max} e-mails; received {count}',
+      params: ['count', 'max'],
+    },
   } as const;
 /** Key of a request-level problem. */
 export type RequestProblem = keyof typeof REQUEST_PROBLEM_TABLE;
@@ -810,8 +945,15 @@ export interface RequestProblemParams {
   data_missing: Record<string, never>;
   data_not_array: { received: string | number };
   data_too_many: { count: string | number; max: string | number };
+  deletion_request_submitted: { received: string | number };
+  deletion_request_unknown: { received: string | number };
+  deletion_targets_empty: Record<string, never>;
   encoding_invalid: { encoding: string | number; reason: string | number };
   encoding_unsupported: { received: string | number };
+  epiks_empty: { min: string | number };
+  epiks_missing: Record<string, never>;
+  epiks_not_array: { received: string | number };
+  epiks_too_many: { count: string | number; max: string | number };
   fault_account_unknown: { received: string | number };
   fault_count_or_fraction: Record<string, never>;
   fault_field_unused: { kinds: string | number };
@@ -831,6 +973,10 @@ export interface RequestProblemParams {
   inspector_not_built: Record<string, never>;
   invalid_query_value: { allowed: string | number; received: string | number };
   item_not_object: { expected: string | number; received: string | number };
+  items_empty: { min: string | number };
+  items_missing: Record<string, never>;
+  items_not_array: { received: string | number };
+  items_too_many: { count: string | number; max: string | number };
   json_malformed: { reason: string | number };
   limit_spent: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   limits_unavailable: { reason: string | number };
@@ -858,4 +1004,8 @@ export interface RequestProblemParams {
   token_wrong_endpoint: Record<string, never>;
   unknown_field: { allowed: string | number; object: string | number };
   unknown_top_level_key: { allowed: string | number };
+  user_emails_empty: { min: string | number };
+  user_emails_missing: Record<string, never>;
+  user_emails_not_array: { received: string | number };
+  user_emails_too_many: { count: string | number; max: string | number };
 }

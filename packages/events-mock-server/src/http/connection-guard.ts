@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { LIMITS } from '@org/events-types';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type RequestError, requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
 import type { ServerContext } from './context.js';
@@ -37,7 +37,18 @@ const ANSWERED_AT = Symbol('bytes read when last answered');
  * request head gets the same 503 (C73): Node's close stops the header timeout, so it would otherwise hold
  * the shutdown open with no answer.
  */
-export function registerConnectionGuard(app: FastifyInstance, ctx: ServerContext, t: TransportOptions): void {
+export interface ConnectionGuard {
+  /** The 503 of a request that must not be served (shutdown, or a connection over the cap); else null. */
+  refusal(req: FastifyRequest): RequestError | null;
+  /** Marks the request's socket as answered up to here (onResponse). */
+  answered(req: FastifyRequest): void;
+}
+
+export function registerConnectionGuard(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  t: TransportOptions,
+): ConnectionGuard {
   let open = 0;
   const sockets = new Set<Tracked>();
   app.server.on('connection', (socket: Tracked) => {
@@ -49,11 +60,6 @@ export function registerConnectionGuard(app: FastifyInstance, ctx: ServerContext
       sockets.delete(socket);
     });
   });
-  app.addHook('onResponse', (req, _reply, done) => {
-    const socket = req.raw.socket as Tracked | null;
-    if (socket) socket[ANSWERED_AT] = socket.bytesRead;
-    done();
-  });
   app.addHook('preClose', (done) => {
     // Idle connections (nothing sent since their last answer) are Node's to close; a request handed to a
     // route is answered by it (the body reader's preClose answers a body still coming).
@@ -62,19 +68,22 @@ export function registerConnectionGuard(app: FastifyInstance, ctx: ServerContext
         answerOnSocket(socket, shuttingDown());
     done();
   });
-  app.addHook('onRequest', (req, _reply, done) => {
-    if (ctx.closing) return done(shuttingDown());
-    if ((req.raw.socket as Tracked)[OVER_CAP]) {
+  // Called from the app's own onRequest and onResponse hooks: one hook each per request (issue 25).
+  return {
+    refusal(req) {
+      if (ctx.closing) return shuttingDown();
+      if (!(req.raw.socket as Tracked)[OVER_CAP]) return null;
       const retryAfter = LIMITS.busy_retry_after_seconds.value;
-      return done(
-        requestError(
-          'server_busy',
-          'request',
-          { what: 'the number of open connections', max: String(t.maxConnections), retryAfter },
-          { connection: 'close', [HEADERS.RetryAfter]: String(retryAfter) },
-        ),
+      return requestError(
+        'server_busy',
+        'request',
+        { what: 'the number of open connections', max: String(t.maxConnections), retryAfter },
+        { connection: 'close', [HEADERS.RetryAfter]: String(retryAfter) },
       );
-    }
-    done();
-  });
+    },
+    answered(req) {
+      const socket = req.raw.socket as Tracked | null;
+      if (socket) socket[ANSWERED_AT] = socket.bytesRead;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type AdminSession, CSRF_HEADER, sameToken } from '../auth/sessions.js';
+import { type AdminSession, CSRF_HEADER, SESSION_COOKIE, sameToken } from '../auth/sessions.js';
 import { received, requestError } from '../core/request-error.js';
 import type { ROUTES } from '../generated/routes.gen.js';
 import { originOf } from './origin.js';
@@ -19,6 +19,15 @@ export function needsCsrf(route: Route): boolean {
       'with' in alt &&
       (alt.with as readonly string[]).includes('admin_csrf'),
   );
+}
+
+/**
+ * The admin session cookie of the request (C64), parsed where a route takes a session rather than on every
+ * request (@fastify/cookie runs with `hook: false`).
+ */
+export function sessionCookie(req: FastifyRequest): string | undefined {
+  const h = req.headers.cookie;
+  return h ? req.server.parseCookie(h)[SESSION_COOKIE] : undefined;
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/directory.js';
 import { type RequestError, requestError } from '../core/request-error.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
-import { limitsFor } from '../ratelimit/policy.js';
+import { limitsFor, uncountedState } from '../ratelimit/policy.js';
 import type { ServerContext } from './context.js';
 
 const DEFAULT_RETRY_AFTER = LIMITS.fault_retry_after_default_seconds.value;
@@ -25,14 +25,15 @@ async function faultLimitHeaders(
   const verdict = await ctx.limiter
     .decide(limitsFor(category, principal, adAccountId, isTest), false)
     .catch(() => null);
-  const cat = RATE_LIMITS.categories.find((c) => c.name === category) ?? RATE_LIMITS.universal;
-  const nominal = 'standard' in cat ? cat.standard : RATE_LIMITS.universal.standard;
-  const limit = verdict?.tightest?.limit ?? {
-    name: category ?? 'universal',
-    limit: nominal.limit,
-    window: nominal.window,
-    key: '',
-  };
+  const nominal = RATE_LIMITS.universal.standard;
+  const limit = verdict?.tightest?.limit ??
+    uncountedState(category)?.limit ?? {
+      name: 'universal',
+      headerName: 'universal',
+      limit: nominal.limit,
+      window: nominal.window,
+      key: '',
+    };
   return rateLimitHeaders({ limit, remaining: 0, reset: retryAfter });
 }
 

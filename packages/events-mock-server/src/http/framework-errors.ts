@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LIMITS } from '@org/events-types';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RequestError, requestError } from '../core/request-error.js';
 import { PATH_PARAM_MAX_LENGTH } from '../generated/routes.gen.js';
 import { answerOnSocket } from './raw-answer.js';
@@ -109,11 +109,11 @@ export function clientErrorHandler(headersTimeoutSeconds: number) {
  * HTTP/1.1 requires Host (RFC 9112 section 3.2): a request without it is answered 400 in the service's format
  * (Node's own answer was an empty 400), then closed (C73). HTTP/1.0 needs none.
  */
-export const requireHost: onRequestHookHandler = (req, _reply, done) => {
-  if (req.raw.httpVersion === '1.1' && req.headers.host === undefined)
-    return done(requestError('host_missing', 'headers.host', {}, CLOSE));
-  done();
-};
+export function hostMissing(req: FastifyRequest): RequestError | null {
+  return req.raw.httpVersion === '1.1' && req.headers.host === undefined
+    ? requestError('host_missing', 'headers.host', {}, CLOSE)
+    : null;
+}
 
 /** CONNECT (a proxy tunnel) is no method of this service: answered, then closed (C42). */
 export function onConnect(_req: unknown, socket: Socket): void {

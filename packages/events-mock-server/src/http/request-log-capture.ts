@@ -97,18 +97,19 @@ export function eventsLogEntry(
         o.response.num_events_processed < o.response.num_events_received ||
         o.response.events.some((r) => r.warning_message !== null)));
   const body = small && wanted ? keptBodyOf(raw, req.keptBody) : null;
-  const common = {
-    requestId: req.id,
-    adAccountId: (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '',
-    tokenId: tokenIdOf(req),
-    status: reply.statusCode,
-    durationMs: Math.round(reply.elapsedTime * 100) / 100,
-    body,
-    bodyTruncated: raw !== null && !small,
-  };
+  const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
+  const durationMs = Math.round(reply.elapsedTime * 100) / 100;
+  const bodyTruncated = raw !== null && !small;
+  // Each entry is one object literal of one shape (no spread): V8 builds it in one step (issue 25).
   if (!o || reply.statusCode !== 200)
     return {
-      ...common,
+      requestId: req.id,
+      adAccountId,
+      tokenId: tokenIdOf(req),
+      status: reply.statusCode,
+      durationMs,
+      body,
+      bodyTruncated,
       receivedAt: req.loggedAt,
       test: isTest,
       events: 0,
@@ -147,7 +148,13 @@ export function eventsLogEntry(
   });
   const failed = o.response.num_events_received - o.response.num_events_processed;
   return {
-    ...common,
+    requestId: req.id,
+    adAccountId,
+    tokenId: tokenIdOf(req),
+    status: reply.statusCode,
+    durationMs,
+    body,
+    bodyTruncated,
     receivedAt: o.receivedAt,
     test: o.test,
     events: o.response.num_events_received,

@@ -41,12 +41,12 @@ const CLOSE_ARRAY = 0x5d;
  */
 export function scanLight(b: Buffer, limits: ScanLimits): LightScan {
   if (!isUtf8(b)) return { ok: false, kind: 'utf8', offset: invalidUtf8Offset(b) };
-  return scanBytes(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), limits);
+  return scanBytes(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), b, limits);
 }
 
 let scratch = { isObject: new Uint8Array(0), members: new Int32Array(0) };
 
-function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
+function scanBytes(b: Uint8Array, search: Buffer, limits: ScanLimits): LightScan {
   const n = b.length;
   const maxDepth = limits.maxDepth;
   const maxMembers = limits.maxMembers;
@@ -56,7 +56,7 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
     scratch = { isObject: new Uint8Array(maxDepth + 2), members: new Int32Array(maxDepth + 2) };
   const { isObject, members } = scratch;
   let depth = 0;
-  let unicodeEscapes = false;
+  const strings: StringState = { search, backslash: -1, unicodeEscapes: false };
   let lastString = 0;
   // Top-level names: a Set only when the body has more than one.
   let topNames: string[] | null = null;
@@ -76,18 +76,7 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
     const c = b[i] as number;
     if (c === QUOTE) {
       const start = i;
-      i++;
-      // A flat loop over the string: no decoding, escapes skipped two bytes at a time.
-      for (;;) {
-        if (i >= n) break;
-        const d = b[i] as number;
-        if (d === QUOTE) break;
-        if (d === BACKSLASH) {
-          if (b[i + 1] === 0x75) unicodeEscapes = true;
-          i += 2;
-        } else i++;
-      }
-      i++;
+      i = stringEnd(b, i + 1, n, strings) + 1;
       lastString = start;
       if (depth === 2 && inData && elStart < 0) {
         elStart = start;
@@ -215,7 +204,54 @@ function scanBytes(b: Uint8Array, limits: ScanLimits): LightScan {
     i++;
   }
   const shaped = shapeOk && depth === 0 && dataSeen && dataIsArray && isTopObject(b);
-  return { ok: true, elements: shaped ? elements : null, unicodeEscapes };
+  return { ok: true, elements: shaped ? elements : null, unicodeEscapes: strings.unicodeEscapes };
+}
+
+/** What the string skipping knows across a body: the next backslash (or the end) and whether `\u` occurred. */
+interface StringState {
+  /** The same bytes as a Buffer: Node's `indexOf` of a byte is a memchr, the typed array's a slower loop. */
+  search: Buffer;
+  backslash: number;
+  unicodeEscapes: boolean;
+}
+
+/** Bytes of a string read in JavaScript before the rest is searched natively: most member names are shorter. */
+const SHORT_STRING = 32;
+
+/**
+ * The offset of the quote that closes the string whose content starts at `i` (`n` when none does). Short
+ * strings are read here; the rest of a longer one (digests, user agents, URLs) is found by the native
+ * `indexOf`, valid while no backslash comes first (issue 25: the byte loop over strings was most of the
+ * scan). A string with an escape is read byte by byte.
+ */
+function stringEnd(b: Uint8Array, i: number, n: number, st: StringState): number {
+  const short = Math.min(i + SHORT_STRING, n);
+  for (; i < short; i++) {
+    const d = b[i];
+    if (d === QUOTE) return i;
+    if (d === BACKSLASH) return escapedStringEnd(b, i, n, st);
+  }
+  if (i >= n) return n;
+  if (st.backslash < i) st.backslash = indexOrEnd(st.search, BACKSLASH, i, n);
+  const quote = indexOrEnd(st.search, QUOTE, i, n);
+  return st.backslash < quote ? escapedStringEnd(b, st.backslash, n, st) : quote;
+}
+
+function escapedStringEnd(b: Uint8Array, i: number, n: number, st: StringState): number {
+  while (i < n) {
+    const d = b[i];
+    if (d === QUOTE) return i;
+    if (d === BACKSLASH) {
+      if (b[i + 1] === 0x75) st.unicodeEscapes = true;
+      i += 2;
+    } else i++;
+  }
+  return n;
+}
+
+function indexOrEnd(b: Buffer, byte: number, from: number, n: number): number {
+  const k = b.indexOf(byte, from);
+  return k < 0 ? n : k;
 }
 
 function latin1(b: Uint8Array, start: number, end: number): string {

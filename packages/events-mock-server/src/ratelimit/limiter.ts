@@ -139,11 +139,21 @@ export class MemoryLimiter implements Limiter {
   }
 }
 
-/** The headers of C9 for a limit state: `N, N;w=SECONDS`, requests left, seconds to reset. */
+/** C89: the limit header's value template, `{limit}, {limit};w={window};name="{name}"`, split once. */
+const LIMIT_VALUE = RATE_LIMITS.limitHeaderValue.split(/(\{limit\}|\{window\}|\{name\})/);
+
+function limitValue(limit: number, window: number, name: string): string {
+  let out = '';
+  for (const part of LIMIT_VALUE)
+    out += part === '{limit}' ? limit : part === '{window}' ? window : part === '{name}' ? name : part;
+  return out;
+}
+
+/** The headers of C9 for a limit state: `N, N;w=SECONDS;name="NAME"` (C89), requests left, seconds to reset. */
 export function rateLimitHeaders(s: LimitState): Record<string, string> {
-  const { limit, window } = s.limit;
+  const { limit, window, headerName } = s.limit;
   return {
-    [H.limit]: `${limit}, ${limit};w=${window}`,
+    [H.limit]: limitValue(limit, window, headerName),
     [H.remaining]: String(s.remaining),
     [H.reset]: String(s.reset),
   };

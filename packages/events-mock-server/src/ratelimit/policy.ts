@@ -5,6 +5,8 @@ import type { Principal } from '../auth/directory.js';
 export interface AppliedLimit {
   /** Name used in details: `universal`, a category of seed 8, or `test_requests`. */
   name: string;
+  /** C89: the name the limit header gives it (a category's headerName, else `name`). */
+  headerName: string;
   limit: number;
   /** Window in seconds. */
   window: number;
@@ -18,9 +20,40 @@ interface WindowSpec {
   readonly per: readonly string[];
 }
 
-function applied(name: string, w: WindowSpec, ids: Record<string, string>): AppliedLimit {
+function applied(
+  name: string,
+  w: WindowSpec,
+  ids: Record<string, string>,
+  headerName: string = name,
+): AppliedLimit {
   const key = `${name}|${w.limit}/${w.window}|${w.per.map((p) => `${p}=${ids[p] ?? '?'}`).join('|')}`;
-  return { name, limit: w.limit, window: w.window, key };
+  return { name, headerName, limit: w.limit, window: w.window, key };
+}
+
+type Category = (typeof RATE_LIMITS.categories)[number];
+const headerNameOf = (c: Category) => ('headerName' in c ? c.headerName : c.name);
+
+/**
+ * C89: the state a conversion token's live events report, per category. Seed 8 rule 2 gives them no limit,
+ * so nothing is counted; Pinterest still sends its headers there, so the category's standard limit is named
+ * with every request left and nothing to wait for. Built once per category: no work per request.
+ */
+const uncounted = new Map<string, { limit: AppliedLimit; remaining: number; reset: number } | null>();
+export function uncountedState(category: string | null) {
+  if (category === null) return null;
+  let s = uncounted.get(category);
+  if (s === undefined) {
+    const cat = RATE_LIMITS.categories.find((c) => c.name === category);
+    s = cat
+      ? {
+          limit: applied(cat.name, cat.standard, {}, headerNameOf(cat)),
+          remaining: cat.standard.limit,
+          reset: 0,
+        }
+      : null;
+    uncounted.set(category, s);
+  }
+  return s;
 }
 
 /**
@@ -55,7 +88,7 @@ export function limitsFor(
   out.push(applied('universal', RATE_LIMITS.universal[tier], ids));
   const cat = RATE_LIMITS.categories.find((c) => c.name === category);
   if (cat && (!('appliesTo' in cat) || cat.appliesTo === 'oauth'))
-    out.push(applied(cat.name, cat[tier], ids));
+    out.push(applied(cat.name, cat[tier], ids, headerNameOf(cat)));
   if (isTest) out.push(applied('test_requests', RATE_LIMITS.testRequests, ids));
   return out;
 }

@@ -129,6 +129,7 @@ export function adminRequestHandlers(ctx: ServerContext) {
         // Ends with the stream, so a shutdown does not wait for an idle kept-alive socket.
         connection: 'close',
         [HEADERS.RequestId]: req.id,
+        [HEADERS.PinterestRid]: req.id,
       });
       res.write(': stream of logged requests\n\n');
       const send = (s: RequestLogSummary) => {

@@ -4,6 +4,7 @@ import { RequestProblems, requestError } from '../core/request-error.js';
 import { checkAdminSessionRequest } from '../generated/request-checks.gen.js';
 import { parseJsonBody, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
+import { sessionCookie } from '../http/csrf.js';
 
 const COOKIE = { httpOnly: true, sameSite: 'strict', path: '/' } as const;
 
@@ -41,7 +42,7 @@ export function adminSessionHandlers(ctx: ServerContext) {
     },
 
     'admin/session/get': async (req: FastifyRequest) => {
-      const session = ctx.sessions.get(req.cookies[SESSION_COOKIE]);
+      const session = ctx.sessions.get(sessionCookie(req));
       if (!session) throw requestError('admin_session_missing', `cookies.${SESSION_COOKIE}`, {});
       return sessionBody(session);
     },
@@ -50,7 +51,7 @@ export function adminSessionHandlers(ctx: ServerContext) {
       // Only a session whose call passed the checks of C71 (or the admin token) is ended.
       const auth = req.auth;
       if (auth !== null && typeof auth === 'object' && auth.kind === 'admin')
-        ctx.sessions.delete(req.cookies[SESSION_COOKIE]);
+        ctx.sessions.delete(sessionCookie(req));
       reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
       return reply.code(204).send();
     },

@@ -1,6 +1,5 @@
 import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeAccountRoute } from '../auth/authorize.js';
 import { RequestProblems, received, requestError } from '../core/request-error.js';
 import {
   type CheckedCustomEventTypeCreateRequest,
@@ -10,9 +9,9 @@ import { ROUTES } from '../generated/routes.gen.js';
 import { parseJsonBody, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
 import { isStandardEventName } from '../http/event-names.js';
-import { enforceRateLimit } from '../http/rate-limit.js';
 import { withStore } from '../http/storage.js';
 import type { CustomEventTypeRow } from '../store/store.js';
+import { accountGuard } from './account-guard.js';
 
 const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
 const MAX_PER_ACCOUNT = CUSTOM_EVENT_NAME_RULE.maxPerAccount;
@@ -37,16 +36,7 @@ function checkCreateBody(body: unknown): { name: string; mapped: string } {
 
 /** The custom event types endpoints of C10 (OAuth with ads:write). */
 export function customEventTypeHandlers(ctx: ServerContext) {
-  const guard = async (req: FastifyRequest, reply: FastifyReply, r: (typeof ROUTES)[keyof typeof ROUTES]) => {
-    const { principal, account } = authorizeAccountRoute(
-      r,
-      req.auth,
-      (req.params as { ad_account_id: string }).ad_account_id,
-      ctx.directory,
-    );
-    await enforceRateLimit(ctx.limiter, reply, r.rateLimitCategory, principal, account.id, false);
-    return account;
-  };
+  const guard = accountGuard(ctx);
 
   return {
     'custom_event_types/list': async (req: FastifyRequest, reply: FastifyReply) => {

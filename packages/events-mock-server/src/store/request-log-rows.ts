@@ -157,7 +157,7 @@ export function toSummary(r: RequestLogRow): RequestLogSummary {
 }
 
 /** A kept body as text: a blob is the compressed form (`entryValues`). */
-function bodyText(b: string | Uint8Array): string {
+export function bodyText(b: string | Uint8Array): string {
   return typeof b === 'string' ? b : brotliDecompressSync(b).toString('utf8');
 }
 

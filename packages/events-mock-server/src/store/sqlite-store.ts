@@ -1,6 +1,12 @@
 import type { AccessTier } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
+import {
+  bodyMatches,
+  type DeletionCounts,
+  type DeletionTargets,
+  eventMatches,
+} from './conversion-deletion.js';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import {
@@ -238,6 +244,28 @@ export class SqliteStore implements Store {
 
   async deleteCustomEventType(adAccountId: string, name: string): Promise<boolean> {
     return this.#s.delCustom.run(adAccountId, name.toLowerCase()).changes > 0;
+  }
+
+  async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
+    const db = this.#db;
+    return db
+      .transaction(() => {
+        const events = db
+          .prepare('SELECT seq, event FROM events WHERE ad_account_id = ?')
+          .all(adAccountId) as { seq: number; event: string }[];
+        // The events table is also the dedup index (C6): deleting a row removes its sighting.
+        const delEvent = db.prepare('DELETE FROM events WHERE seq = ?');
+        let n = 0;
+        for (const e of events) if (eventMatches(e.event, t)) n += delEvent.run(e.seq).changes;
+        const bodies = db
+          .prepare('SELECT seq, body FROM request_log WHERE ad_account_id = ? AND body IS NOT NULL')
+          .all(adAccountId) as { seq: number; body: string | Uint8Array }[];
+        const dropBody = db.prepare('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ?');
+        let b = 0;
+        for (const r of bodies) if (bodyMatches(r.body, t)) b += dropBody.run(r.seq).changes;
+        return { events: n, requestBodies: b };
+      })
+      .immediate();
   }
 
   async findEarlier(

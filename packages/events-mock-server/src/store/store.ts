@@ -1,4 +1,7 @@
+import type { DeletionCounts, DeletionTargets } from './conversion-deletion.js';
 import type { DirectoryData } from './directory-data.js';
+
+export type { DeletionCounts, DeletionTargets } from './conversion-deletion.js';
 
 /**
  * The one storage interface of the server (C11). Handlers only see this, so a server database (Postgres...)
@@ -29,6 +32,12 @@ export interface Store {
     { ok: true; row: CustomEventTypeRow } | { ok: false; reason: 'exists' | 'cap'; existing?: string }
   >;
   deleteCustomEventType(adAccountId: string, name: string): Promise<boolean>;
+  /**
+   * C91: removes, in one transaction, the account's stored events whose user_data carries one of the e-mail
+   * hashes (`em`) or click ids, their dedup sightings, and every kept request-log body of the account that
+   * holds one of the targets (the whole body goes; the entry's summary stays).
+   */
+  deleteConversions(adAccountId: string, targets: DeletionTargets): Promise<DeletionCounts>;
 
   /**
    * Read-only dedup lookup (test mode, C7: no dedup state changes): the earlier sighting within the window

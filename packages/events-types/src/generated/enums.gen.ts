@@ -7,6 +7,38 @@ export type AccessTier = (typeof ACCESS_TIERS)[number];
 export const ACTION_SOURCES = ['web', 'app_ios', 'app_android', 'offline'] as const;
 /** Platform from which the event was ingested (C4). */
 export type ActionSource = (typeof ACTION_SOURCES)[number];
+/** Every value of {@link AdvertiserDefinedEventMappingType}, in spec order. */
+export const ADVERTISER_DEFINED_EVENT_MAPPING_TYPES = [
+    'SIGNUP',
+    'ADD_TO_CART',
+    'LEAD',
+    'CHECKOUT',
+    'SUBSCRIBE',
+    'ADD_TO_WISHLIST',
+    'ADD_PAYMENT_INFO',
+    'INITIATE_CHECKOUT',
+    'CONTACT',
+    'CUSTOMIZE_PRODUCT',
+    'FIND_LOCATION',
+    'SCHEDULE',
+    'SUBMIT_APPLICATION',
+    'START_TRIAL',
+    'PAGE_VISIT',
+    'VIEW_CATEGORY',
+    'VIEW_CONTENT',
+    'SEARCH',
+    'WATCH_VIDEO',
+  ] as const;
+/** Pinterest's standard event types a custom event can be mapped to, upper case (C92); each is a standard event name of seed 2.2 in upper case. */
+export type AdvertiserDefinedEventMappingType = (typeof ADVERTISER_DEFINED_EVENT_MAPPING_TYPES)[number];
+/** Every value of {@link ConversionDeletionRequestStatus}, in spec order. */
+export const CONVERSION_DELETION_REQUEST_STATUSES = ['PENDING', 'SUBMITTED'] as const;
+/** `PENDING` (can be cancelled) or `SUBMITTED` (processed); this service answers SUBMITTED (C91). */
+export type ConversionDeletionRequestStatus = (typeof CONVERSION_DELETION_REQUEST_STATUSES)[number];
+/** Every value of {@link CustomerType}, in spec order. */
+export const CUSTOMER_TYPES = ['new', 'returning'] as const;
+/** Whether the user is new to the advertiser or has bought before (Pinterest's public API). */
+export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 /** Every value of {@link DedupStatus}, in spec order. */
 export const DEDUP_STATUSES = ['unique', 'deduplicated'] as const;
 /** Whether later duplicates of a stored event arrived (C6, C11). */

@@ -71,7 +71,18 @@ export const LIMITS = {
       description: 'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
       source: 'C6',
     },
-    event_id_max_length: { value: 256, unit: 'characters', description: 'Longest event_id.', source: 'C13' },
+    deletion_targets_max: {
+      value: 1000,
+      unit: 'count',
+      description: 'Most user_emails, and most epiks, in one conversion deletion request.',
+      source: 'C91',
+    },
+    event_id_max_length: {
+      value: 256,
+      unit: 'characters',
+      description: 'Longest event_id; a longer one fails the event (Pinterest caps the event_id it matches against Conversions API events at 256, OpenAPI 5.23 ConversionMSOTEvents.event_id).',
+      source: 'C87',
+    },
     event_time_max_age_seconds: {
       value: 604800,
       unit: 'seconds',
@@ -151,6 +162,18 @@ export const LIMITS = {
       description: 'Most members of one JSON object in a request body; more answer 400 before the body is parsed.',
       source: 'C37',
     },
+    log_buffer_bytes: {
+      value: 4096,
+      unit: 'bytes',
+      description: 'Log lines wait on the event loop until this many bytes are ready (or log_flush_interval_seconds passed), then go out in one write.',
+      source: 'C77',
+    },
+    log_flush_interval_seconds: {
+      value: 1,
+      unit: 'seconds',
+      description: 'Log lines on standard output are written in blocks of at least log_buffer_bytes, and at the latest this long after they were logged; what is left is written at exit.',
+      source: 'C77',
+    },
     malloc_mmap_threshold_bytes: {
       value: 131072,
       unit: 'bytes',
@@ -168,6 +191,18 @@ export const LIMITS = {
       unit: 'characters',
       description: 'A received value quoted in a message is cut to this length.',
       source: 'C18',
+    },
+    recommended_warning_fields_max: {
+      value: 3,
+      unit: 'count',
+      description: 'Most missing fields the recommended_missing warning names: those of the highest weight, in spec order on ties; the match-quality view lists them all.',
+      source: 'C88',
+    },
+    recommended_warning_score_below: {
+      value: 0.35,
+      unit: 'decimal',
+      description: 'A processed event gets the recommended_missing warning only when its match quality (the weighted share of the recommended fields that apply which it carries) is below this.',
+      source: 'C88',
     },
     report_timeline_hours: {
       value: 48,
@@ -226,8 +261,8 @@ export const LIMITS = {
     short_text_max_length: {
       value: 256,
       unit: 'characters',
-      description: 'Longest identifier-like string (IDs, names, versions).',
-      source: 'C13',
+      description: 'Longest identifier-like string (IDs, names, versions) kept; a longer one is dropped with a warning (no source gives this cap).',
+      source: 'C87',
     },
     shutdown_grace_seconds: {
       value: 5,
@@ -250,10 +285,15 @@ export const LIMITS = {
     text_max_length: {
       value: 1024,
       unit: 'characters',
-      description: 'Longest free-text string (names, categories, search strings).',
-      source: 'C13',
+      description: 'Longest free-text string (names, categories, search strings) kept; a longer one is dropped with a warning.',
+      source: 'C87',
     },
-    url_max_length: { value: 8192, unit: 'characters', description: 'Longest event_source_url.', source: 'C13' },
+    url_max_length: {
+      value: 8192,
+      unit: 'characters',
+      description: 'Longest event_source_url kept; a longer one is dropped with a warning.',
+      source: 'C87',
+    },
     user_agent_max_length: { value: 16384, unit: 'characters', description: 'Longest client_user_agent.', source: 'pinterest' },
     value_max: {
       value: 100000000,

@@ -77,6 +77,7 @@ export const NORMALIZATION = {
       productToken: '[A-Za-z][A-Za-z0-9._-]*/[0-9][A-Za-z0-9._-]*',
       systemItemsMin: 2,
       systemSeparator: ';',
+      compatibilityProducts: ['Mozilla'],
       botPatterns: [
         'bot',
         'crawl',

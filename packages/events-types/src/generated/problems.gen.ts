@@ -162,13 +162,14 @@ export const PROBLEM_CODES = {
       kind: 'user-agent',
       template: '{path} was dropped: {reason}. Send the full User-Agent header of the browser.',
       params: ['path', 'reason'],
-      description: 'client_user_agent is empty, "Other", a bot, or names too few software or system details (C4, C22, seed 2.4).',
+      description: 'client_user_agent is empty, "Other", a bot, or names too few software or system details, or no browser (C4, C22, C85, seed 2.4).',
       drops: true,
       reasons: {
         bot: 'it is a bot or automated client (it contains {match})',
         empty: 'it is empty',
         few_system_items: 'it names {count} system detail(s); a user agent names at least {min} in parentheses, such as (Windows NT 10.0; Win64)',
         ip_address: 'it is an IP address, not a user agent (are the two fields swapped?)',
+        no_browser: 'it names no browser or app, only {products}; a user agent names its browser with its version, such as Chrome/126.0',
         no_product_token: 'it has no product/version token such as Mozilla/5.0',
         placeholder: '{value} is a placeholder, not a user agent',
       },
@@ -212,9 +213,9 @@ export const PROBLEM_CODES = {
     recommended_missing: {
       severity: 'warning',
       kind: 'recommended-fields',
-      template: 'Recommended fields missing: {fields}. Sending them improves matching and reporting.',
+      template: 'Low match quality: send {fields} to raise it most.',
       params: ['fields'],
-      description: 'Fields the spec recommends for this event\'s action source or name are missing (C4).',
+      description: 'A processed event\'s match quality is below limits.recommended_warning_score_below; the warning names the missing recommended fields that raise it most, at most limits.recommended_warning_fields_max (C4, C19, C88). The match-quality view and the Fields page list every recommended field.',
     },
     string_too_long: {
       severity: 'failed',
@@ -222,6 +223,14 @@ export const PROBLEM_CODES = {
       template: '{path} is {length} characters long; the most accepted is {max}.',
       params: ['length', 'max', 'path'],
       description: 'A string is over its length limit (C4).',
+    },
+    string_too_long_dropped: {
+      severity: 'warning',
+      kind: 'bounds',
+      template: '{path} is {length} characters long; the most kept is {max}. The value was dropped.',
+      params: ['length', 'max', 'path'],
+      description: 'A string is over a length cap that no source gives (C13\'s caps for identifiers, free text and URLs); only that value is dropped and the event is processed (C87).',
+      drops: true,
     },
     too_many_items: {
       severity: 'failed',
@@ -244,6 +253,13 @@ export const PROBLEM_CODES = {
       params: ['path', 'suggestion'],
       description: 'An unknown key in user_data, such as fn, is dropped (C4, seed 2.4).',
       drops: true,
+    },
+    zero_value_on_event: {
+      severity: 'failed',
+      kind: 'positive-for-events',
+      template: '{path} must be greater than 0 on a {event} event; received {received}.',
+      params: ['event', 'path', 'received'],
+      description: 'custom_data.value is zero on a purchase event; zero is accepted on other events, such as a lead (C86).',
     },
   } as const;
 /** A stable per-event problem code. */
@@ -514,6 +530,17 @@ export const REQUEST_PROBLEMS = {
       template: 'must hold at most {max} events; received {count}',
       params: ['count', 'max'],
     },
+    deletion_request_submitted: {
+      error: 'conflict',
+      template: 'the request {received} is SUBMITTED (this service processes requests at once, C91); only a PENDING request can be cancelled',
+      params: ['received'],
+    },
+    deletion_request_unknown: { error: 'not_found', template: 'no conversion deletion request {received}', params: ['received'] },
+    deletion_targets_empty: {
+      error: 'invalid_request',
+      template: 'names no user; send user_emails, epiks or both, with at least one entry',
+      params: [],
+    },
     encoding_invalid: {
       error: 'invalid_request',
       template: 'the body is not valid {encoding}: {reason}',
@@ -523,6 +550,18 @@ export const REQUEST_PROBLEMS = {
       error: 'unsupported_media_type',
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
+    },
+    epiks_empty: { error: 'invalid_request', template: 'must hold at least {min} EPIK', params: ['min'] },
+    epiks_missing: { error: 'invalid_request', template: 'is missing; send the EPIKs as epiks: [ ... ]', params: [] },
+    epiks_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of EPIKs; received {received}',
+      params: ['received'],
+    },
+    epiks_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} EPIKs; received {count}',
+      params: ['count', 'max'],
     },
     fault_account_unknown: {
       error: 'invalid_request',
@@ -606,6 +645,18 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'must be {expected}; received {received}',
       params: ['expected', 'received'],
+    },
+    items_empty: { error: 'invalid_request', template: 'must hold at least {min} name', params: ['min'] },
+    items_missing: { error: 'invalid_request', template: 'is missing; send the names as items: [ ... ]', params: [] },
+    items_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of advertiser defined events; received {received}',
+      params: ['received'],
+    },
+    items_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} names; received {count}',
+      params: ['count', 'max'],
     },
     json_malformed: { error: 'invalid_request', template: 'not valid JSON: {reason}', params: ['reason'] },
     limit_spent: {
@@ -705,6 +756,22 @@ export const REQUEST_PROBLEMS = {
       error: 'invalid_request',
       template: 'is not a field of the request body; only {allowed} is accepted',
       params: ['allowed'],
+    },
+    user_emails_empty: { error: 'invalid_request', template: 'must hold at least {min} e-mail', params: ['min'] },
+    user_emails_missing: {
+      error: 'invalid_request',
+      template: 'is missing; send the e-mails as user_emails: [ ... ]',
+      params: [],
+    },
+    user_emails_not_array: {
+      error: 'invalid_request',
+      template: 'must be an array of e-mail addresses or their SHA-256 digests; received {received}',
+      params: ['received'],
+    },
+    user_emails_too_many: {
+      error: 'invalid_request',
+      template: 'must hold at most {max} e-mails; received {count}',
+      params: ['count', 'max'],
     },
   } as const;
 /** Key of a request-level problem. */

@@ -28,6 +28,7 @@ export const RATE_LIMITS = {
         name: 'ads_conversions',
         scope: 'sending conversion event batches; applies to requests authenticated with an OAuth token',
         appliesTo: 'oauth',
+        headerName: 'ads_conversions_ad_account_id',
         trial: { limit: 1000, window: 86400, per: ['ad_account', 'app'], unit: 'per day per ad account per app' },
         standard: { limit: 120000, window: 60, per: ['ad_account', 'app'], unit: 'per minute per ad account per app' },
       },
@@ -92,6 +93,7 @@ export const RATE_LIMITS = {
         standard: { limit: 60, window: 60, per: ['user', 'app'] },
       },
     ],
+    limitHeaderValue: '{limit}, {limit};w={window};name="{name}"',
     headers: {
       limit: 'x-ratelimit-limit',
       remaining: 'x-ratelimit-remaining',

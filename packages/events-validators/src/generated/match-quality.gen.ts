@@ -19,48 +19,94 @@ export const IDENTIFIER_FIELDS: readonly { readonly field: string; readonly key:
   { field: 'user_data.client_user_agent', key: 'client_user_agent', hashed: false },
   { field: 'user_data.partner_id', key: 'partner_id', hashed: false },
 ];
-/** Each x-recommended field; null conditions apply to every action source or event name (C4). */
-export const RECOMMENDED_FIELDS: readonly { readonly field: string; readonly actionSources: readonly string[] | null; readonly eventNames: readonly string[] | null }[] = [
-  { field: 'event_source_url', actionSources: ['web'], eventNames: null },
-  { field: 'user_data.em', actionSources: null, eventNames: null },
-  { field: 'user_data.external_id', actionSources: null, eventNames: null },
-  { field: 'user_data.hashed_maids', actionSources: ['app_android', 'app_ios'], eventNames: null },
-  { field: 'user_data.click_id', actionSources: ['web'], eventNames: null },
-  { field: 'user_data.client_ip_address', actionSources: ['web'], eventNames: null },
+/** Each x-recommended field; null conditions apply to every action source or event name (C4); its weight (C88). */
+export const RECOMMENDED_FIELDS: readonly { readonly field: string; readonly actionSources: readonly string[] | null; readonly eventNames: readonly string[] | null; readonly weight: number }[] = [
+  { field: 'event_source_url', actionSources: ['web'], eventNames: null, weight: 1 },
+  { field: 'opt_out', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'partner_name', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.em', actionSources: null, eventNames: null, weight: 3 },
+  { field: 'user_data.ph', actionSources: null, eventNames: null, weight: 2 },
+  { field: 'user_data.ln', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.db', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.ge', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.ct', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.st', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.zp', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.country', actionSources: null, eventNames: null, weight: 1 },
+  { field: 'user_data.external_id', actionSources: null, eventNames: null, weight: 2 },
+  {
+    field: 'user_data.hashed_maids',
+    actionSources: ['app_android', 'app_ios'],
+    eventNames: null,
+    weight: 3,
+  },
+  { field: 'user_data.click_id', actionSources: ['web'], eventNames: null, weight: 2 },
+  { field: 'user_data.client_ip_address', actionSources: ['web'], eventNames: null, weight: 2 },
   {
     field: 'user_data.client_user_agent',
     actionSources: ['app_android', 'app_ios', 'web'],
     eventNames: null,
+    weight: 2,
   },
   {
     field: 'custom_data.currency',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 2,
   },
   {
     field: 'custom_data.value',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 2,
   },
   {
     field: 'custom_data.content_ids',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
+  },
+  {
+    field: 'custom_data.content_name',
+    actionSources: null,
+    eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
+  },
+  {
+    field: 'custom_data.content_category',
+    actionSources: null,
+    eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
+  },
+  {
+    field: 'custom_data.content_brand',
+    actionSources: null,
+    eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
   },
   {
     field: 'custom_data.num_items',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
   },
   {
     field: 'custom_data.order_id',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
+  },
+  {
+    field: 'custom_data.search_string',
+    actionSources: null,
+    eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
   },
   {
     field: 'custom_data.contents',
     actionSources: null,
     eventNames: ['add_payment_info', 'add_to_cart', 'checkout', 'initiate_checkout'],
+    weight: 1,
   },
 ];
 /** The field the action-source conditions read. */

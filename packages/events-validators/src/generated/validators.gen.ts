@@ -11,6 +11,7 @@ import { idsInItems } from '../lib/ids-in-items.js';
 import { ipDropped, ipProblem } from '../lib/ip.js';
 import { mismatch } from '../lib/json-type.js';
 import { patternMismatch } from '../lib/pattern.js';
+import { zeroOnEvent } from '../lib/positive-for-events.js';
 import { present } from '../lib/present.js';
 import { type EventProblems, pathOf } from '../lib/problems.js';
 import { recommendedMissing } from '../lib/recommended.js';
@@ -122,11 +123,22 @@ const KEYS_USER_DATA: readonly string[] = [
     'client_ip_address',
     'client_user_agent',
     'partner_id',
+    'customer_type',
   ];
 const PATTERN_CONVERSION_EVENT_PARTNER_NAME = /^(direct|ss-[a-z0-9][a-z0-9._-]*)$/;
 const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'event_source_url',
+    'opt_out',
+    'partner_name',
     'user_data.em',
+    'user_data.ph',
+    'user_data.ln',
+    'user_data.db',
+    'user_data.ge',
+    'user_data.ct',
+    'user_data.st',
+    'user_data.zp',
+    'user_data.country',
     'user_data.external_id',
     'user_data.hashed_maids',
     'user_data.click_id',
@@ -135,10 +147,15 @@ const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'custom_data.currency',
     'custom_data.value',
     'custom_data.content_ids',
+    'custom_data.content_name',
+    'custom_data.content_category',
+    'custom_data.content_brand',
     'custom_data.num_items',
     'custom_data.order_id',
+    'custom_data.search_string',
     'custom_data.contents',
   ];
+const RECOMMENDED_WEIGHTS_CONVERSION_EVENT: readonly number[] = [1, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
 /** Absolute http or https URLs (rule kind url). */
 const URL_CONVERSION_EVENT_EVENT_SOURCE_URL = urlMatcher(['http', 'https']);
 /** The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml). */
@@ -149,6 +166,8 @@ const USER_AGENT: UserAgentRule = {
     productToken: /[A-Za-z][A-Za-z0-9._-]*\/[0-9][A-Za-z0-9._-]*/,
     systemItemsMin: 2,
     systemSeparator: ';',
+    productTokens: /[A-Za-z][A-Za-z0-9._-]*\/[0-9][A-Za-z0-9._-]*/g,
+    compatibilityProducts: new Set(['mozilla']),
   };
 const VALUES_OPT_OUT_TYPE: readonly string[] = ['ldp'];
 
@@ -221,7 +240,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'event_source_url', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 8192 && !checkMaxLength(o, p, i, 'event_source_url', -1, x, 8192)) break;
+        if (x.length > 8192 && !checkMaxLength(o, p, i, 'event_source_url', -1, x, 8192, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         if (!URL_CONVERSION_EVENT_EVENT_SOURCE_URL.test(x)) {
           invalidUrl(o, p, i, 'event_source_url', x, 'http or https');
           break;
@@ -252,7 +274,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'partner_name', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'partner_name', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 64;
+          break;
+        }
         if (!PATTERN_CONVERSION_EVENT_PARTNER_NAME.test(x)) {
           patternMismatch(o, 'pattern_mismatch_dropped', p, i, 'partner_name', -1, x, '"direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"');
           dm |= 64;
@@ -303,7 +328,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1024;
+          break;
+        }
         break;
       }
       case 'app_name': {
@@ -313,7 +341,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_name', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_name', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_name', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 2048;
+          break;
+        }
         break;
       }
       case 'app_version': {
@@ -323,7 +354,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'app_version', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_version', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'app_version', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 4096;
+          break;
+        }
         break;
       }
       case 'device_brand': {
@@ -333,7 +367,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_brand', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_brand', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_brand', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 8192;
+          break;
+        }
         break;
       }
       case 'device_carrier': {
@@ -343,7 +380,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_carrier', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_carrier', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_carrier', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 16384;
+          break;
+        }
         break;
       }
       case 'device_model': {
@@ -353,7 +393,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_model', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_model', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_model', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 32768;
+          break;
+        }
         break;
       }
       case 'device_type': {
@@ -363,7 +406,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'device_type', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_type', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'device_type', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 65536;
+          break;
+        }
         break;
       }
       case 'os_version': {
@@ -373,7 +419,10 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
           x = mismatch(o, p, i, 'os_version', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'os_version', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'os_version', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 131072;
+          break;
+        }
         break;
       }
       case 'language': {
@@ -444,6 +493,9 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
       t['custom_data'] = pickCustomData(inner as Record<string, unknown>, undefined, ~1024);
     }
   }
+  if (t['event_name'] === 'add_payment_info' || t['event_name'] === 'add_to_cart' || t['event_name'] === 'checkout' || t['event_name'] === 'initiate_checkout') {
+    zeroOnEvent(o, p, i, 'custom_data', 'value', t['custom_data'], t['event_name'] as string);
+  }
   {
     const as = s['action_source'];
     const n0_0r = s['user_data'];
@@ -452,21 +504,36 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
     const n0_2 = typeof n0_2r === 'object' && n0_2r !== null ? (n0_2r as Record<string, unknown>) : undefined;
     const en = s['event_name'];
     const g0 = en === 'add_payment_info' || en === 'add_to_cart' || en === 'checkout' || en === 'initiate_checkout';
+    let ap = 0;
     let m = 0;
-    if ((as === 'web') && !present(s['event_source_url'])) m |= 1;
-    if (!present(n0_0?.['em'])) m |= 2;
-    if (!present(n0_0?.['external_id'])) m |= 4;
-    if ((as === 'app_android' || as === 'app_ios') && !present(n0_0?.['hashed_maids'])) m |= 8;
-    if ((as === 'web') && !present(n0_0?.['click_id'])) m |= 16;
-    if ((as === 'web') && !present(n0_0?.['client_ip_address'])) m |= 32;
-    if ((as === 'app_android' || as === 'app_ios' || as === 'web') && !present(n0_0?.['client_user_agent'])) m |= 64;
-    if (g0 && !present(n0_2?.['currency'])) m |= 128;
-    if (g0 && !present(n0_2?.['value'])) m |= 256;
-    if (g0 && !present(n0_2?.['content_ids'])) m |= 512;
-    if (g0 && !present(n0_2?.['num_items'])) m |= 1024;
-    if (g0 && !present(n0_2?.['order_id'])) m |= 2048;
-    if (g0 && !present(n0_2?.['contents'])) m |= 4096;
-    if (m !== 0) recommendedMissing(o, m, RECOMMENDED_CONVERSION_EVENT);
+    if ((as === 'web')) { ap |= 1; if (!present(s['event_source_url'])) m |= 1; }
+    ap |= 2; if (!present(s['opt_out'])) m |= 2;
+    ap |= 4; if (!present(s['partner_name'])) m |= 4;
+    ap |= 8; if (!present(n0_0?.['em'])) m |= 8;
+    ap |= 16; if (!present(n0_0?.['ph'])) m |= 16;
+    ap |= 32; if (!present(n0_0?.['ln'])) m |= 32;
+    ap |= 64; if (!present(n0_0?.['db'])) m |= 64;
+    ap |= 128; if (!present(n0_0?.['ge'])) m |= 128;
+    ap |= 256; if (!present(n0_0?.['ct'])) m |= 256;
+    ap |= 512; if (!present(n0_0?.['st'])) m |= 512;
+    ap |= 1024; if (!present(n0_0?.['zp'])) m |= 1024;
+    ap |= 2048; if (!present(n0_0?.['country'])) m |= 2048;
+    ap |= 4096; if (!present(n0_0?.['external_id'])) m |= 4096;
+    if ((as === 'app_android' || as === 'app_ios')) { ap |= 8192; if (!present(n0_0?.['hashed_maids'])) m |= 8192; }
+    if ((as === 'web')) { ap |= 16384; if (!present(n0_0?.['click_id'])) m |= 16384; }
+    if ((as === 'web')) { ap |= 32768; if (!present(n0_0?.['client_ip_address'])) m |= 32768; }
+    if ((as === 'app_android' || as === 'app_ios' || as === 'web')) { ap |= 65536; if (!present(n0_0?.['client_user_agent'])) m |= 65536; }
+    if (g0) { ap |= 131072; if (!present(n0_2?.['currency'])) m |= 131072; }
+    if (g0) { ap |= 262144; if (!present(n0_2?.['value'])) m |= 262144; }
+    if (g0) { ap |= 524288; if (!present(n0_2?.['content_ids'])) m |= 524288; }
+    if (g0) { ap |= 1048576; if (!present(n0_2?.['content_name'])) m |= 1048576; }
+    if (g0) { ap |= 2097152; if (!present(n0_2?.['content_category'])) m |= 2097152; }
+    if (g0) { ap |= 4194304; if (!present(n0_2?.['content_brand'])) m |= 4194304; }
+    if (g0) { ap |= 8388608; if (!present(n0_2?.['num_items'])) m |= 8388608; }
+    if (g0) { ap |= 16777216; if (!present(n0_2?.['order_id'])) m |= 16777216; }
+    if (g0) { ap |= 33554432; if (!present(n0_2?.['search_string'])) m |= 33554432; }
+    if (g0) { ap |= 67108864; if (!present(n0_2?.['contents'])) m |= 67108864; }
+    if (m !== 0) recommendedMissing(o, m, ap, RECOMMENDED_CONVERSION_EVENT, RECOMMENDED_WEIGHTS_CONVERSION_EVENT);
   }
   return t;
 }
@@ -636,7 +703,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1;
+          break;
+        }
         break;
       }
       case 'item_name': {
@@ -645,7 +715,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_name', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_name', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_name', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 2;
+          break;
+        }
         break;
       }
       case 'item_brand': {
@@ -654,7 +727,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_brand', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_brand', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_brand', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 4;
+          break;
+        }
         break;
       }
       case 'item_brand_id': {
@@ -663,7 +739,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_brand_id', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'item_brand_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'item_brand_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         break;
       }
       case 'item_category': {
@@ -672,7 +751,10 @@ function checkContentItem(s: Record<string, unknown>, p: string, i: number, c: C
           x = mismatch(o, p, i, 'item_category', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_category', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'item_category', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16;
+          break;
+        }
         break;
       }
       case 'item_price': {
@@ -746,7 +828,7 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (!checkDecimal(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', 0, undefined, 100000000)) break;
+        if (!checkDecimal(o, p, i, 'value', -1, x, 'a string holding a decimal number greater than 0, such as "42.00"', undefined, 0, 100000000)) break;
         break;
       }
       case 'content_ids': {
@@ -759,13 +841,28 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           tooManyItems(o, p, i, 'content_ids', x.length, 1000);
           break;
         }
-        for (let j = 0; j < x.length; j++) {
-          let y: unknown = x[j];
-          if (typeof y !== 'string') {
-            y = mismatch(o, p, i, 'content_ids', j, y, 'a string', 's', false);
-            if (typeof y !== 'string') continue;
+        {
+          let d: unknown[] | undefined;
+          for (let j = 0; j < x.length; j++) {
+            let y: unknown = x[j];
+            if (typeof y !== 'string') {
+              y = mismatch(o, p, i, 'content_ids', j, y, 'a string', 's', false);
+              if (typeof y !== 'string') continue;
+            }
+            if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256, 'string_too_long_dropped')) {
+              d ??= x.slice(0, j);
+              continue;
+            }
+            if (d !== undefined) d.push(y);
+            else if (y !== x[j]) {
+              d = x.slice(0, j);
+              d.push(y);
+            }
           }
-          if (y.length > 256 && !checkMaxLength(o, p, i, 'content_ids', j, y, 256)) continue;
+          if (d !== undefined) {
+            if (d.length > 0) (a ??= {})['content_ids'] = d;
+            else dm |= 4;
+          }
         }
         break;
       }
@@ -776,7 +873,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_name', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_name', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_name', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 8;
+          break;
+        }
         break;
       }
       case 'content_category': {
@@ -786,7 +886,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_category', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_category', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_category', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16;
+          break;
+        }
         break;
       }
       case 'content_brand': {
@@ -796,7 +899,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'content_brand', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_brand', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'content_brand', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 32;
+          break;
+        }
         break;
       }
       case 'num_items': {
@@ -818,7 +924,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'order_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'order_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'order_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 128;
+          break;
+        }
         break;
       }
       case 'search_string': {
@@ -828,7 +937,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'search_string', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'search_string', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'search_string', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 256;
+          break;
+        }
         break;
       }
       case 'opt_out_type': {
@@ -857,7 +969,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'np', -1, x, 'the partner_name of the event (ss-<company>), only when Pinterest agreed it with the partner (C23)', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'np', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'np', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 1024;
+          break;
+        }
         break;
       }
       case 'predicted_ltv': {
@@ -877,7 +992,10 @@ function checkCustomData(s: Record<string, unknown>, p: string, i: number, c: Ct
           x = mismatch(o, p, i, 'external_measurement_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 256 && !checkMaxLength(o, p, i, 'external_measurement_id', -1, x, 256)) break;
+        if (x.length > 256 && !checkMaxLength(o, p, i, 'external_measurement_id', -1, x, 256, 'string_too_long_dropped')) {
+          dm |= 4096;
+          break;
+        }
         break;
       }
       case 'external_measurement_vendor_id': {
@@ -1774,7 +1892,10 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           x = mismatch(o, p, i, 'click_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'click_id', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'click_id', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 2048;
+          break;
+        }
         break;
       }
       case 'client_ip_address': {
@@ -1817,7 +1938,23 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           x = mismatch(o, p, i, 'partner_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
-        if (x.length > 1024 && !checkMaxLength(o, p, i, 'partner_id', -1, x, 1024)) break;
+        if (x.length > 1024 && !checkMaxLength(o, p, i, 'partner_id', -1, x, 1024, 'string_too_long_dropped')) {
+          dm |= 16384;
+          break;
+        }
+        break;
+      }
+      case 'customer_type': {
+        pm |= 32768;
+        if (x === null) break;
+        if (typeof x !== 'string') {
+          mismatch(o, p, i, 'customer_type', -1, x, 'one of "new", "returning" or null', 'o', false);
+          break;
+        }
+        if (x !== 'new' && x !== 'returning') {
+          invalidEnum(o, p, i, 'customer_type', -1, x, '"new", "returning"');
+          break;
+        }
         break;
       }
       default:
@@ -1849,5 +1986,6 @@ function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<s
   if ((km & 4096) !== 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
   if ((km & 8192) !== 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
   if ((km & 16384) !== 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
+  if ((km & 32768) !== 0 && (v = a?.['customer_type'] ?? s['customer_type']) !== undefined) r['customer_type'] = v;
   return r;
 }

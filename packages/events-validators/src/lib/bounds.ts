@@ -18,8 +18,8 @@ export function codePoints(s: string): number {
 }
 
 /**
- * Rule kind `bounds`, maxLength: reports `string_too_long` and returns false when `s` has more than `max`
- * characters.
+ * Rule kind `bounds`, maxLength: reports `string_too_long` (or, for a cap with no source, the warning
+ * `string_too_long_dropped`, C87) and returns false when `s` has more than `max` characters.
  */
 export function checkMaxLength(
   o: EventProblems,
@@ -29,11 +29,12 @@ export function checkMaxLength(
   j: number,
   s: string,
   max: number,
+  code: 'string_too_long' | 'string_too_long_dropped' = 'string_too_long',
 ): boolean {
   const length = codePoints(s);
   if (length <= max) return true;
   const path = pathOf(p, i, name, j);
-  report(o, 'string_too_long', path, { path, length, max });
+  report(o, code, path, { path, length, max });
   return false;
 }
 

@@ -29,8 +29,8 @@ const under = (problem: string, field: string) =>
  * How well an event can be matched to a user (C67), computed from the spec's own markings: every identifier
  * of user_data (present, and well formed: the validators report no problem at or under it, so a hashed field
  * holds SHA-256 hex digests and a plain one passes its own rules), the x-recommended fields that apply to
- * the event's action source and event name and are absent, and the share of those that apply which it
- * carries (an identifier counting only when well formed; 1 when none applies). Any value is accepted: what
+ * the event's action source and event name and are absent, and the weighted share of those that apply which
+ * it carries (C88: each with its weight; an identifier counting only when well formed; 1 when none applies). Any value is accepted: what
  * is not an event has no identifiers.
  */
 export function matchQuality(event: unknown): MatchQuality {
@@ -51,12 +51,16 @@ export function matchQuality(event: unknown): MatchQuality {
       (r.eventNames === null || r.eventNames.includes(name as string)),
   );
   const missing = applies.filter((r) => !present(at(event, r.field))).map((r) => r.field);
-  const carried = applies.filter((r) =>
-    identifier.has(r.field) ? wellFormed.has(r.field) : present(at(event, r.field)),
-  ).length;
+  // C88: each field counts with its weight, as the recommended_missing warning weighs them.
+  let total = 0;
+  let carried = 0;
+  for (const r of applies) {
+    total += r.weight;
+    if (identifier.has(r.field) ? wellFormed.has(r.field) : present(at(event, r.field))) carried += r.weight;
+  }
   return {
     identifiers,
     missing_recommended: missing,
-    score: applies.length === 0 ? 1 : carried / applies.length,
+    score: total === 0 ? 1 : carried / total,
   };
 }

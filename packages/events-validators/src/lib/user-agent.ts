@@ -27,6 +27,10 @@ export interface UserAgentRule {
   /** C22: fewest items of the system category, in the first parenthesized comment, split by the separator. */
   systemItemsMin: number;
   systemSeparator: string;
+  /** The product token pattern with the global flag, to read every product of the agent. */
+  productTokens: RegExp;
+  /** C85: lower-case product names that name no browser or app (`mozilla`). */
+  compatibilityProducts: ReadonlySet<string>;
 }
 
 /**
@@ -64,6 +68,10 @@ function diagnose(s: string, rule: UserAgentRule): string | undefined {
   const count = systemItems(t, rule.systemSeparator);
   if (count < rule.systemItemsMin)
     return formatTemplate(REASONS.few_system_items, { count, min: rule.systemItemsMin });
+  // C85: the software category is the browser or app; a compatibility token alone names neither.
+  const products = t.match(rule.productTokens) ?? [];
+  if (products.every((p) => rule.compatibilityProducts.has(p.slice(0, p.indexOf('/')).toLowerCase())))
+    return formatTemplate(REASONS.no_browser, { products: products.join(', ') });
   return undefined;
 }
 

@@ -9,6 +9,8 @@ export type Severity = 'failed' | 'warning';
 export interface LimitRef {
   key: string;
   value: number;
+  /** C87: what a string over a maxLength limit gets: the event fails, or the value is dropped with a warning. */
+  overflow: 'fail' | 'drop';
 }
 
 export interface LimitIR {
@@ -17,6 +19,7 @@ export interface LimitIR {
   unit: 'count' | 'bytes' | 'characters' | 'seconds' | 'milliseconds' | 'decimal';
   description: string;
   source: string;
+  overflow: 'fail' | 'drop';
 }
 
 export type TypeIR =
@@ -67,6 +70,15 @@ export type RuleIR =
   | { kind: 'ids-in-items'; severity: 'warning'; ids: string; items: string; key: string }
   /** C23: `field` of the object property `in` is kept only when it equals `with`, which is none of `except`. */
   | { kind: 'agrees-with'; severity: 'warning'; in: string; field: string; with: string; except: string[] }
+  /** C86: `in.field`, a decimal string, must be greater than 0 on the events of a group (zero is fine elsewhere). */
+  | {
+      kind: 'positive-for-events';
+      severity: 'failed';
+      in: string;
+      field: string;
+      group: string;
+      eventNames: string[];
+    }
   | { kind: 'recommended-fields'; severity: 'warning' }
   | { kind: 'dedup'; severity: 'warning'; key: string[]; window: LimitRef };
 
@@ -77,6 +89,8 @@ export interface RecommendedIR {
   actionSources: string[] | 'all';
   /** Event names it is recommended for (groups resolved); null for every name. */
   eventNames: string[] | null;
+  /** C88: how much the field raises match quality (1 when the spec gives none); ranks the advice. */
+  weight: number;
 }
 
 export interface FieldIR {
@@ -200,9 +214,13 @@ export interface RateLimitsIR {
     name: string;
     scope: string;
     appliesTo?: string;
+    /** C89: the name the limit header gives this category, when not its own name. */
+    headerName?: string;
     trial: RateLimitWindowIR;
     standard: RateLimitWindowIR;
   }[];
+  /** C89: template of the limit header's value: {limit}, {window}, {name}. */
+  limitHeaderValue: string;
   headers: { limit: string; remaining: string; reset: string; retryAfter: string };
 }
 
@@ -258,6 +276,8 @@ export interface NormalizationIR {
     /** C22: items the system comment of a user agent must name, and what separates them. */
     systemItemsMin: number;
     systemSeparator: string;
+    /** C85: product names that name no browser or app (`Mozilla`); a user agent needs another product. */
+    compatibilityProducts: string[];
     botPatterns: string[];
   };
 }

@@ -42,6 +42,7 @@ export function readLimits(r: Reader): LimitIR[] {
         unit: l.at('unit').oneOf(units),
         description: l.at('description').string(),
         source: String(l.at('source').string()),
+        overflow: l.at('overflow').present ? l.at('overflow').oneOf(['fail', 'drop'] as const) : 'fail',
       };
     })
     .sort(byKey((l) => l.key));
@@ -52,7 +53,7 @@ export function limitRef(limits: LimitIR[], r: Reader): LimitRef {
   const key = r.string();
   const found = limits.find((l) => l.key === key);
   if (!found) r.fail(`unknown limit "${key}"; limits are defined in spec/data/limits.yaml`);
-  return { key, value: found.value };
+  return { key, value: found.value, overflow: found.overflow };
 }
 
 export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): EventNamesIR {
@@ -157,15 +158,18 @@ export function readRateLimits(r: Reader): RateLimitsIR {
       .array()
       .map((c) => {
         const appliesTo = c.at('appliesTo').optString();
+        const headerName = c.at('headerName').optString();
         return {
           name: c.at('name').string(),
           scope: c.at('scope').string(),
           ...(appliesTo ? { appliesTo } : {}),
+          ...(headerName ? { headerName } : {}),
           trial: window(c.at('trial')),
           standard: window(c.at('standard')),
         };
       })
       .sort(byKey((c) => c.name)),
+    limitHeaderValue: r.at('limitHeaderValue').string(),
     headers: {
       limit: h.at('limit').string(),
       remaining: h.at('remaining').string(),
@@ -389,6 +393,7 @@ export function readNormalization(r: Reader): NormalizationIR {
       productToken: ua.at('productToken').regex(),
       systemItemsMin: ua.at('systemItemsMin').integer(),
       systemSeparator: ua.at('systemSeparator').string(),
+      compatibilityProducts: ua.at('compatibilityProducts').strings(),
       botPatterns: ua.at('botPatterns').strings(),
     },
   };

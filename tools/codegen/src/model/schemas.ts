@@ -2,6 +2,7 @@ import type {
   EnumIR,
   FieldIR,
   LimitIR,
+  LimitRef,
   RecommendedIR,
   RuleIR,
   SchemaIR,
@@ -82,11 +83,7 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   );
 }
 
-function readLimitOrNumber(
-  ctx: SchemaContext,
-  node: Reader,
-  keyword: string,
-): { key: string; value: number } | number | undefined {
+function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): LimitRef | number | undefined {
   const xl = node.at('x-limits').at(keyword);
   if (xl.present) return limitRef(ctx.limits, xl);
   const n = node.at(keyword);
@@ -202,6 +199,23 @@ function customRule(ctx: SchemaContext, r: Reader): RuleIR {
         with: r.at('with').string(),
         except: r.at('except').present ? r.at('except').strings() : [],
       };
+    case 'positive-for-events': {
+      allow('in', 'field', 'eventNames');
+      const group = r.at('eventNames').string();
+      const eventNames = ctx.groups[group];
+      if (!eventNames)
+        return r
+          .at('eventNames')
+          .fail(`unknown event name group "${group}"; groups are defined in spec/data/event-names.yaml`);
+      return {
+        kind,
+        severity: 'failed',
+        in: r.at('in').string(),
+        field: r.at('field').string(),
+        group,
+        eventNames,
+      };
+    }
     case 'recommended-fields':
       allow();
       return { kind, severity: 'warning' };
@@ -250,7 +264,8 @@ function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefin
       return en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
     eventNames = group;
   }
-  return { actionSources, eventNames };
+  const w = r.at('weight');
+  return { actionSources, eventNames, weight: w.present ? w.integer() : 1 };
 }
 
 function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boolean): FieldIR {
@@ -378,7 +393,9 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
               ? [r.ids, r.items]
               : r.kind === 'agrees-with'
                 ? [r.in, r.with]
-                : [];
+                : r.kind === 'positive-for-events'
+                  ? [r.in]
+                  : [];
       for (const n of named) check(n, 'field');
     }
     const schema: SchemaIR = {

@@ -1,5 +1,6 @@
 import type { AccessTier } from '@org/events-types';
 import pg from 'pg';
+import type { DeletionCounts, DeletionTargets } from '../conversion-deletion.js';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import {
@@ -37,6 +38,7 @@ import {
 import { BatchGrouper, COMMIT_BATCHES_SQL, type DupRow, groupParams, splitResults } from './batch-group.js';
 import { migrate } from './migrate.js';
 import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
+import { deleteConversionsTx } from './pg-delete-conversions.js';
 
 export interface PgStoreOptions {
   /** A libpq connection URL: postgres://user:password@host:port/database?... */
@@ -327,6 +329,10 @@ export class PgStore implements Store {
       [adAccountId, name.toLowerCase()],
     );
     return (r.rowCount ?? 0) > 0;
+  }
+
+  async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
+    return this.#tx((c) => deleteConversionsTx(c, adAccountId, t));
   }
 
   async findEarlier(

@@ -106,11 +106,15 @@ function get(o: Obj, path: string): Json | undefined {
   return v;
 }
 
-/** Recommended fields (C4) the event lacks, as message paths, in field order. */
-function missingRecommended(event: Obj, ctx: DocsContext): string[] {
+/**
+ * The recommended_missing advice of C88 for an example event, or undefined: the recommended fields that
+ * apply to the event, weighed; below the threshold, the missing ones of highest weight (field order on ties).
+ */
+function recommendedAdvice(event: Obj, ctx: DocsContext): string | undefined {
   const as = event.action_source;
   const name = event.event_name;
-  const out: string[] = [];
+  const missing: { path: string; weight: number }[] = [];
+  let total = 0;
   for (const sec of ctx.sections) {
     if (sec.prefix.includes('[]')) continue;
     for (const f of sec.schema.fields) {
@@ -118,17 +122,26 @@ function missingRecommended(event: Obj, ctx: DocsContext): string[] {
       if (!r) continue;
       if (r.actionSources !== 'all' && !r.actionSources.includes(String(as))) continue;
       if (r.eventNames && !r.eventNames.includes(String(name))) continue;
-      if (get(event, `${sec.prefix}${f.name}`) === undefined) out.push(`${sec.prefix}${f.name}`);
+      total += r.weight;
+      const path = `${sec.prefix}${f.name}`;
+      if (get(event, path) === undefined) missing.push({ path, weight: r.weight });
     }
   }
-  return out;
+  const lacking = missing.reduce((n, m) => n + m.weight, 0);
+  if (total === 0 || 1 - lacking / total >= ctx.limit('recommended_warning_score_below').value)
+    return undefined;
+  const names = missing
+    .map((m, k) => ({ ...m, k }))
+    .sort((a, b) => b.weight - a.weight || a.k - b.k)
+    .slice(0, ctx.limit('recommended_warning_fields_max').value)
+    .map((m) => m.path);
+  return fill(ctx.message('recommended_missing').template, { fields: names.join(', ') });
 }
 
 function warnings(event: Obj, ctx: DocsContext, extra: string[] = []): string | null {
   const list = [...extra];
-  const missing = missingRecommended(event, ctx);
-  if (missing.length)
-    list.push(fill(ctx.message('recommended_missing').template, { fields: missing.join(', ') }));
+  const advice = recommendedAdvice(event, ctx);
+  if (advice !== undefined) list.push(advice);
   return list.length ? list.join('; ') : null;
 }
 

@@ -26,7 +26,7 @@ export function fieldType(f: FieldIR): string {
 export function recommendedText(r: RecommendedIR): string {
   const as = r.actionSources === 'all' ? 'every action source' : words(r.actionSources.map(code), 'or');
   const en = r.eventNames ? ` on ${words(r.eventNames.map(code), 'or')} events` : '';
-  return `recommended for ${as}${en}`;
+  return `recommended for ${as}${en} (weight ${r.weight}, C88)`;
 }
 
 /** What a rule checks, in words; undefined for rules the Type and Required columns already say. */
@@ -93,10 +93,12 @@ export function ruleText(r: RuleIR, ctx: DocsContext): string | undefined {
       return `${code(r.when)} without ${code(r.field)} uses the ad account's ${r.context}`;
     case 'ids-in-items':
       return `every ${code(r.ids)} entry should be the ${code(r.key)} of an entry of ${code(r.items)}`;
+    case 'positive-for-events':
+      return `${code(`${r.in}.${r.field}`)} must be greater than 0 on ${words(r.eventNames.map(code), 'or')} events (group ${code(r.group)}); zero is accepted on other events (C86)`;
     case 'agrees-with':
       return `${code(`${r.in}.${r.field}`)} is kept only when it equals ${code(r.with)}${r.except.length ? `, and ${code(r.with)} is not ${words(r.except.map(code), 'or')}` : ''}`;
     case 'recommended-fields':
-      return 'recommended fields missing are listed in one warning';
+      return 'below the match-quality threshold, one warning names the missing recommended fields that raise it most (C88)';
     case 'dedup':
       return `(${r.key.map(code).join(', ')}) is deduplicated within ${duration(r.window.value)} (${limitText(r.window)} s)`;
   }

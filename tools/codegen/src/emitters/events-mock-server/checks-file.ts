@@ -191,6 +191,7 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
   const m = new ChecksModel(ir);
   const functions: string[] = [];
   const queries: Record<string, unknown> = {};
+  const bodies = new Set<string>();
   for (const op of ir.operations) {
     // An alias is checked after the name it stands for, so it is compared with that name's value.
     const query = op.parameters
@@ -208,7 +209,9 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
       );
     }
     const body = op.requestBody;
-    if (body && !m.schema(body).rules.some((r) => r.kind === 'dedup')) {
+    // One check function per body schema: operations sharing a schema (POST and PATCH) share it.
+    if (body && !m.schema(body).rules.some((r) => r.kind === 'dedup') && !bodies.has(body)) {
+      bodies.add(body);
       m.object(body);
       functions.push(
         `/** C2 row 400: the ${body} body of ${op.operationId}; undefined once problems are added to \`p\`. */\nexport function check${body}(b: unknown, p: RequestProblems): Checked${body} | undefined {\n  return checkBody(OBJECT_CHECKS, ${JSON.stringify(body)}, b, p) as Checked${body} | undefined;\n}`,

@@ -9,7 +9,7 @@ type Node = Record<string, unknown>;
 /**
  * json-schema.gen.ts: the structural JSON Schema (draft-07 / ajv) of the event, from the resolved OpenAPI
  * document (x-limits applied). Only what a JSON Schema validator can check is kept: `x-unknown-keys: failed`
- * becomes `additionalProperties: false`; a warning-severity `pattern` is removed (it drops, never fails);
+ * becomes `additionalProperties: false`; a warning-severity `pattern` and a maxLength whose limit drops (C87) are removed (they drop, never fail);
  * an `x-case-insensitive` enum becomes a case-insensitive pattern; `x-rules` (semantic) are left out.
  * Tests and the benchmark compile it with ajv as an oracle for the generated validators; nothing at run
  * time uses it.
@@ -17,6 +17,8 @@ type Node = Record<string, unknown>;
 export function jsonSchemaFile(dir: string, m: ValidatorModel): EmittedFile {
   const components = (m.ir.openapi.components as Node).schemas as Record<string, Node>;
   const definitions: Record<string, unknown> = {};
+  // C87: a maxLength whose limit drops the value (a warning) never fails the event, so it is not structural.
+  const drops = new Set(m.ir.limits.filter((l) => l.overflow === 'drop').map((l) => l.key));
   const enumOf = (ref: string) =>
     components[ref.replace('#/components/schemas/', '')]?.enum as string[] | undefined;
   const convert = (node: Node): Node => {
@@ -38,6 +40,8 @@ export function jsonSchemaFile(dir: string, m: ValidatorModel): EmittedFile {
     for (const [k, v] of Object.entries(node)) {
       if (!KEEP.has(k)) continue;
       if (k === 'pattern' && node['x-severity'] === 'warning') continue;
+      if (k === 'maxLength' && drops.has((node['x-limits'] as Node | undefined)?.maxLength as string))
+        continue;
       if (k === 'properties')
         out[k] = Object.fromEntries(
           Object.entries(v as Record<string, Node>).map(([p, s]) => [p, convert(s)]),

@@ -148,17 +148,28 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
     literal(fields.map((r) => r.path)),
     'readonly string[]',
   );
-  lines.push('let m = 0;');
+  const weights = scope.constant(
+    `RECOMMENDED_WEIGHTS_${constName(schema.name)}`,
+    literal(fields.map((r) => r.field.recommended!.weight)),
+    'readonly number[]',
+  );
+  // C88: `ap` marks the recommended fields that apply to this event, `m` those of them it lacks.
+  lines.push('let ap = 0;', 'let m = 0;');
   fields.forEach((r, k) => {
     const rec = r.field.recommended!;
     const conds: string[] = [];
     if (rec.actionSources !== 'all')
       conds.push(`(${rec.actionSources.map((a) => `as === ${quote(a)}`).join(' || ')})`);
     if (rec.eventNames !== null) conds.push(groups.get(rec.eventNames.join()) ?? 'false');
-    conds.push(`!${present}(${r.access})`);
-    lines.push(`if (${conds.join(' && ')}) m |= ${2 ** k};`);
+    const bit = 2 ** k;
+    const missing = `if (!${present}(${r.access})) m |= ${bit};`;
+    lines.push(
+      conds.length ? `if (${conds.join(' && ')}) { ap |= ${bit}; ${missing} }` : `ap |= ${bit}; ${missing}`,
+    );
   });
-  lines.push(`if (m !== 0) ${scope.lib('recommended', 'recommendedMissing')}(o, m, ${paths});`);
+  lines.push(
+    `if (m !== 0) ${scope.lib('recommended', 'recommendedMissing')}(o, m, ap, ${paths}, ${weights});`,
+  );
   return block('', lines);
 }
 
@@ -230,6 +241,16 @@ function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): 
             `t[${quote(r.in)}] = ${pickName(inner.name)}(inner as Record<string, unknown>, undefined, ~${fieldBit(inner, r.field)});`,
           ],
         ),
+      ]);
+    }
+    case 'positive-for-events': {
+      const nameField = schema.fields.find((f) => f.rules.some((x) => x.kind === 'event-name'));
+      if (!nameField)
+        throw new Error(`events-validators: positive-for-events needs an event-name field in ${schema.name}`);
+      const inName = quote(r.in);
+      const en = `t[${quote(nameField.name)}]`;
+      return block(`if (${r.eventNames.map((n) => `${en} === ${quote(n)}`).join(' || ')}) `, [
+        `${scope.lib('positive-for-events', 'zeroOnEvent')}(o, p, i, ${inName}, ${quote(r.field)}, t[${inName}], ${en} as string);`,
       ]);
     }
     case 'recommended-fields':

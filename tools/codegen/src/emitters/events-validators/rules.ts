@@ -39,6 +39,8 @@ function userAgentRule(ir: IR, scope: FileScope): string {
     `  productToken: ${regexLiteral(ua.productToken)},`,
     `  systemItemsMin: ${ua.systemItemsMin},`,
     `  systemSeparator: ${literal(ua.systemSeparator)},`,
+    `  productTokens: ${regexLiteral(ua.productToken, 'g')},`,
+    `  compatibilityProducts: new Set(${literal(ua.compatibilityProducts.map((p) => p.toLowerCase()))}),`,
     '}',
   ].join('\n');
   scope.lib('user-agent', 'UserAgentRule', true);
@@ -120,9 +122,10 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
           );
         if (r.maxLength !== undefined) {
           const max = limitValue(r.maxLength);
-          out.push(
-            `if (${v}.length > ${max} && !${lib('bounds', 'checkMaxLength')}(o, ${loc}, ${v}, ${max})) ${stop}`,
-          );
+          // C87: a cap with no source drops the value with a warning; one Pinterest documents fails the event.
+          const drops = typeof r.maxLength !== 'number' && r.maxLength.overflow === 'drop';
+          const check = `${v}.length > ${max} && !${lib('bounds', 'checkMaxLength')}(o, ${loc}, ${v}, ${max}${drops ? ", 'string_too_long_dropped'" : ''})`;
+          out.push(...(drops ? block(`if (${check}) `, site.drop) : [`if (${check}) ${stop}`]));
         }
       }
       return out;
@@ -211,6 +214,7 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
     case 'default-from-context':
     case 'ids-in-items':
     case 'agrees-with':
+    case 'positive-for-events':
     case 'recommended-fields':
     case 'dedup':
       throw new Error(
@@ -232,6 +236,9 @@ export function mayChange(r: RuleIR): boolean {
     case 'pattern':
     case 'code-list':
       return r.severity === 'warning';
+    case 'bounds':
+      // C87: a maxLength whose limit drops the value.
+      return typeof r.maxLength === 'object' && r.maxLength.overflow === 'drop';
     default:
       return false;
   }

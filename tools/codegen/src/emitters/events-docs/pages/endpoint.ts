@@ -87,7 +87,8 @@ export const endpointPage: Page = {
           bounds?.kind === 'bounds' &&
             bounds.maxItems !== undefined &&
             `At most ${limitText(bounds.maxItems)} events.`,
-          body && `At most ${limitText({ key: body.key, value: body.value })} bytes of body.`,
+          body &&
+            `At most ${limitText({ key: body.key, value: body.value, overflow: body.overflow })} bytes of body.`,
           `Any other top-level key rejects the request (400, see ${link('Request errors', 'request-errors')}).`,
           `Each event is described field by field on ${link('Fields', 'fields')}; a full example is on ${link('Examples', 'examples')}.`,
         ].filter((x): x is string => typeof x === 'string'),

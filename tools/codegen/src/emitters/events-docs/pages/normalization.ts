@@ -80,7 +80,7 @@ export const normalizationPage: Page = {
       `${code('client_user_agent')} is not hashed. It is dropped with a warning when it is one of ${words(
         n.userAgent.rejectValues.map((v) => code(v)),
         'or',
-      )} (case-insensitive), has no product token like ${code(n.userAgent.productToken)} (a name and its version), names fewer than ${n.userAgent.systemItemsMin} system details in its first parenthesized comment (items separated by ${code(n.userAgent.systemSeparator)}, such as ${code('(Windows NT 10.0; Win64)')}; C22), or contains a bot marker: ${n.userAgent.botPatterns.map(code).join(', ')}.`,
+      )} (case-insensitive), has no product token like ${code(n.userAgent.productToken)} (a name and its version), names no product other than ${words(n.userAgent.compatibilityProducts.map(code), 'or')} (no browser or app; C85), names fewer than ${n.userAgent.systemItemsMin} system details in its first parenthesized comment (items separated by ${code(n.userAgent.systemSeparator)}, such as ${code('(Windows NT 10.0; Win64)')}; C22), or contains a bot marker: ${n.userAgent.botPatterns.map(code).join(', ')}.`,
     );
   },
 };

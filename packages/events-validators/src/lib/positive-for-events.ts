@@ -1,0 +1,26 @@
+import { isDecimal } from './decimal.js';
+import { type EventProblems, pathOf, received, report } from './problems.js';
+
+/**
+ * Rule kind `positive-for-events` (C86): on the events of a group (purchases), `inner[field]` must be greater
+ * than 0; elsewhere zero is accepted (Pinterest's wording is "should not"). The generated code calls this only
+ * for those events; the field's own rule (`decimal-string`, minimum 0) has already failed what is not a
+ * decimal or is negative, so only a well-formed zero is left to report, as `zero_value_on_event`.
+ */
+export function zeroOnEvent(
+  o: EventProblems,
+  p: string,
+  i: number,
+  inName: string,
+  field: string,
+  inner: unknown,
+  eventName: string,
+): void {
+  if (typeof inner !== 'object' || inner === null) return;
+  const sent = (inner as Record<string, unknown>)[field];
+  // A number was already reported as the wrong type; its string form is checked too, so one answer names both.
+  const v = typeof sent === 'number' ? String(sent) : sent;
+  if (typeof v !== 'string' || !isDecimal(v) || Number(v) !== 0) return;
+  const path = pathOf(p, i, `${inName}.${field}`, -1);
+  report(o, 'zero_value_on_event', path, { path, event: eventName, received: received(v) });
+}
