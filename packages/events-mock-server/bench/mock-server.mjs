@@ -29,6 +29,8 @@ if (workers > 1 && cluster.isPrimary) {
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
     docs: false,
     ...(process.env.BENCH_STORE_THREAD ? { storeThread: process.env.BENCH_STORE_THREAD === '1' } : {}),
+    // BENCH_COMMIT_CALLS: PostgreSQL batch calls at once (C83).
+    ...(process.env.BENCH_COMMIT_CALLS ? { commitCalls: Number(process.env.BENCH_COMMIT_CALLS) } : {}),
     ...(process.env.BENCH_THREADS ? { validationThreads: Number(process.env.BENCH_THREADS) } : {}),
     port: Number(process.env.BENCH_PORT ?? 0),
     // BENCH_REQUEST_LOG=off: no request log (C60), to measure what it costs.

@@ -14,7 +14,10 @@
 //
 // Env: BENCH_DURATION (seconds per run, default 10), BENCH_SIZES (default 1,100,1000); passed on to the
 // server: BENCH_THREADS (validationThreads), BENCH_STORE_THREAD (1|0: storeThread). BENCH_THREAD_COUNTS (default
-// 0,1,2): the validation threads of the extra test-mode rows at the largest size (C76).
+// 0,1,2): the validation threads of the extra test-mode rows at the largest size (C76). BENCH_TARGETS (default
+// all): the rows to run, a comma list of floor, fastify, ajv, prism, test, sqlite, nats, pg (the floor always runs:
+// every ratio is to it). PostgreSQL rows add the database's own CPU per event: the CPU time of the server
+// backends connected to the bench database over the measured run (pg-cpu.ts).
 // `--profile` writes V8 CPU profiles per target and size into bench-profiles/<target>-<size>/, one per
 // thread (open them in Chrome DevTools; the largest is the main thread's), and prints after the table where
 // each target's time goes by stage (profile-split.ts).
@@ -26,7 +29,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import { createBenchDatabase, pgReachable } from './postgres.js';
+import { backendCpu, createBenchDatabase, pgReachable } from './postgres.js';
 import { staleDocuments } from './prism/extract.js';
 import type { ProbeStats } from './probe-stats.js';
 import { formatSplit, type ProfileWindow, splitProfiles } from './profile-split.js';
@@ -39,6 +42,9 @@ const THREAD_COUNTS = (process.env.BENCH_THREAD_COUNTS ?? '0,1,2').split(',').fi
 /** Enough tokens that no one of them sees 10 test requests in a second (C7), even with 1-event batches. */
 const TOKENS = 4000;
 const ACCOUNT = '549755885175';
+const TARGETS = new Set(
+  (process.env.BENCH_TARGETS ?? 'floor,fastify,ajv,prism,test,sqlite,nats,pg').split(',').concat('floor'),
+);
 /** NATS JetStream of the sink row (C100); the row is left out, and said so, when it does not answer. */
 const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -165,12 +171,16 @@ interface Row {
   idleRss: number;
   lagP99: number;
   cpuPerEvent: number;
+  /** CPU µs of the database's backends per event (PostgreSQL rows), else null. */
+  dbCpuPerEvent: number | null;
   errors: number;
 }
 
+/** Requests sent so far, by every run: the warm-up's event_ids are never sent again by the measured run. */
+let n = 0;
+
 async function load(url: string, path: string, size: number, duration: number): Promise<Result> {
   const parts = bodyParts(size);
-  let n = 0;
   return autocannon({
     url,
     connections: CONNECTIONS,
@@ -193,11 +203,19 @@ async function load(url: string, path: string, size: number, duration: number): 
   });
 }
 
-async function measure(target: string, child: Child, path: string, size: number): Promise<Row> {
+async function measure(
+  target: string,
+  child: Child,
+  path: string,
+  size: number,
+  db?: { adminUrl: string; name: string },
+): Promise<Row> {
   await load(child.url, path, size, 2); // warm-up: JIT, SQLite cache
+  const dbCpu = db ? await backendCpu(db.adminUrl, db.name) : null;
   child.mark();
   const r = await load(child.url, path, size, DURATION);
   const s = await child.stats();
+  const dbMicros = dbCpu ? await dbCpu() : null;
   const events = r.requests.total * size;
   if (child.profileDir) {
     const window: ProfileWindow = { startUs: s.startUs, endUs: s.endUs, requests: r.requests.total, events };
@@ -215,6 +233,7 @@ async function measure(target: string, child: Child, path: string, size: number)
     idleRss: s.idleRSS,
     lagP99: s.lagP99,
     cpuPerEvent: events > 0 ? s.cpuMicros / events : 0,
+    dbCpuPerEvent: dbMicros !== null && events > 0 ? dbMicros / events : null,
     errors: r.errors + r.timeouts + r.non2xx,
   };
 }
@@ -255,7 +274,7 @@ const rows: Row[] = [];
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const pgAdmin = await pgReachable(PG_ADMIN_URL);
-const natsUp = await reachable(NATS_URL);
+const natsUp = TARGETS.has('nats') && (await reachable(NATS_URL));
 const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
@@ -266,78 +285,62 @@ try {
     const floor = await start('./floor-server.mjs', {}, `floor-${size}`);
     rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
     await floor.stop();
-    const fastifyFloor = await start('./fastify-floor.mjs', {}, `fastify-floor-${size}`);
-    rows.push(await measure('fastify + JSON.parse', fastifyFloor, '/', size));
-    await fastifyFloor.stop();
-    const reference = await start('./ajv-reference.mjs', {}, `ajv-reference-${size}`);
-    rows.push(await measure('node:http + JSON.parse + ajv', reference, eventsPath, size));
-    await reference.stop();
-    const prism = await start('./prism-server.mjs', {}, `prism-${size}`);
-    const validates = await prismValidates(prism.url);
-    if (validates) {
-      process.stderr.write(`${validates}\n`);
-      if (!notes.includes(validates)) notes.push(validates);
-    } else prismChecked = true;
-    rows.push(await measure(PRISM, prism, eventsPath, size));
-    await prism.stop();
-    const test = await start(
-      './mock-server.mjs',
-      {
-        BENCH_DB: join(dir, `test-${size}.db`),
-        BENCH_TOKENS: String(TOKENS),
-      },
-      `test-mode-${size}`,
-    );
-    rows.push(await measure('mock server, test mode', test, `${eventsPath}?test=true`, size));
-    await test.stop();
-    // C76: what the validation threads buy, at the largest size (the default is the row above).
-    if (size === Math.max(...SIZES) && size * 800 >= 64 * 1024)
-      for (const threads of THREAD_COUNTS) {
-        const child = await start(
-          './mock-server.mjs',
-          {
-            BENCH_DB: join(dir, `test-${size}-${threads}t.db`),
-            BENCH_TOKENS: String(TOKENS),
-            BENCH_THREADS: String(threads),
-          },
-          `test-mode-${threads}t-${size}`,
-        );
-        rows.push(
-          await measure(
+    if (TARGETS.has('fastify')) {
+      const fastifyFloor = await start('./fastify-floor.mjs', {}, `fastify-floor-${size}`);
+      rows.push(await measure('fastify + JSON.parse', fastifyFloor, '/', size));
+      await fastifyFloor.stop();
+    }
+    if (TARGETS.has('ajv')) {
+      const reference = await start('./ajv-reference.mjs', {}, `ajv-reference-${size}`);
+      rows.push(await measure('node:http + JSON.parse + ajv', reference, eventsPath, size));
+      await reference.stop();
+    }
+    if (TARGETS.has('prism')) {
+      const prism = await start('./prism-server.mjs', {}, `prism-${size}`);
+      const validates = await prismValidates(prism.url);
+      if (validates) {
+        process.stderr.write(`${validates}\n`);
+        if (!notes.includes(validates)) notes.push(validates);
+      } else prismChecked = true;
+      rows.push(await measure(PRISM, prism, eventsPath, size));
+      await prism.stop();
+    }
+    /** One row of the mock server on a SQLite file of its own. */
+    const sqliteRow = async (
+      target: string,
+      file: string,
+      path: string,
+      env: Record<string, string> = {},
+    ) => {
+      const child = await start(
+        './mock-server.mjs',
+        { BENCH_DB: join(dir, `${file}.db`), BENCH_TOKENS: String(TOKENS), ...env },
+        file,
+      );
+      rows.push(await measure(target, child, path, size));
+      await child.stop();
+    };
+    if (TARGETS.has('test')) {
+      await sqliteRow('mock server, test mode', `test-mode-${size}`, `${eventsPath}?test=true`);
+      // C76: what the validation threads buy, at the largest size (the default is the row above).
+      if (size === Math.max(...SIZES) && size * 800 >= 64 * 1024)
+        for (const threads of THREAD_COUNTS)
+          await sqliteRow(
             `mock server, test mode, ${threads} validation thread(s)`,
-            child,
+            `test-mode-${threads}t-${size}`,
             `${eventsPath}?test=true`,
-            size,
-          ),
-        );
-        await child.stop();
-      }
-    const stored = await start(
-      './mock-server.mjs',
-      {
-        BENCH_DB: join(dir, `stored-${size}.db`),
-        BENCH_TOKENS: String(TOKENS),
-      },
-      `sqlite-${size}`,
-    );
-    rows.push(await measure('mock server, SQLite (synchronous=FULL)', stored, eventsPath, size));
-    await stored.stop();
+            { BENCH_THREADS: String(threads) },
+          );
+    }
+    if (TARGETS.has('sqlite'))
+      await sqliteRow('mock server, SQLite (synchronous=FULL)', `sqlite-${size}`, eventsPath);
     // C100: the same with a NATS sink, so the outbox rows written in each batch's transaction (and the
     // deliverer sharing the store thread) show against the row above.
-    if (natsUp) {
-      const published = await start(
-        './mock-server.mjs',
-        {
-          BENCH_DB: join(dir, `published-${size}.db`),
-          BENCH_TOKENS: String(TOKENS),
-          BENCH_PUBLISH: NATS_URL,
-        },
-        `sqlite-nats-${size}`,
-      );
-      rows.push(await measure('mock server, SQLite + NATS sink (outbox)', published, eventsPath, size));
-      await published.stop();
-    }
-    if (pgAdmin) {
+    if (natsUp)
+      await sqliteRow('mock server, SQLite + NATS sink (outbox)', `sqlite-nats-${size}`, eventsPath, {
+        BENCH_PUBLISH: NATS_URL,
+      });
+    if (pgAdmin && TARGETS.has('pg')) {
       for (const workers of [1, 2]) {
         const db = await createBenchDatabase(pgAdmin);
         try {
@@ -357,7 +360,7 @@ try {
             workers === 1
               ? 'mock server, PostgreSQL'
               : `mock server, PostgreSQL + Redis limits, ${workers} workers`;
-          rows.push(await measure(target, child, eventsPath, size));
+          rows.push(await measure(target, child, eventsPath, size, { adminUrl: pgAdmin, name: db.name }));
           await child.stop();
         } finally {
           await db.drop();
@@ -376,8 +379,8 @@ const lines = [
   `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ` +
     `${DURATION} s per run after a 2 s warm-up; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after.`,
   '',
-  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | idle / peak RSS MB | vs floor (events/s) | vs Prism (events/s) | errors |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | PostgreSQL CPU µs/event | idle / peak RSS MB | vs floor (events/s) | vs Prism (events/s) | errors |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 /** events/s of `r` over those of the row of `target` at the same size ('–' without one). */
 const ratio = (r: Row, target: (t: string) => boolean) => {
@@ -386,10 +389,11 @@ const ratio = (r: Row, target: (t: string) => boolean) => {
 };
 for (const r of rows) {
   lines.push(
-    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith('floor'))} | ${ratio(r, (t) => t === PRISM)} | ${r.errors} |`,
+    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${r.dbCpuPerEvent === null ? '–' : fmt(r.dbCpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith('floor'))} | ${ratio(r, (t) => t === PRISM)} | ${r.errors} |`,
   );
 }
-if (!natsUp) notes.push(`NATS did not answer at ${NATS_URL}: the row with a NATS sink (C100) is left out.`);
+if (TARGETS.has('nats') && !natsUp)
+  notes.push(`NATS did not answer at ${NATS_URL}: the row with a NATS sink (C100) is left out.`);
 if (prismChecked)
   notes.push(
     'Prism validated requests (a valid event got 200, one with an unknown action_source 422); it answers its static 200 example whatever the batch size.',

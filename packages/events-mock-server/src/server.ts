@@ -50,6 +50,8 @@ export interface StartServerOptions {
   db?: string;
   /** PostgreSQL connections of this process at most (default 10). */
   poolSize?: number;
+  /** PostgreSQL batch calls this process runs at once (default 2); batches waiting meanwhile are grouped (C83). */
+  commitCalls?: number;
   /**
    * Where rate limits are counted (C50, C52): `memory` (this process; the default) or `redis://...`,
    * shared by every instance. Wins over the config's `limits.url`. Ignored with `limiter`.
@@ -204,6 +206,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       synchronous: options.synchronous ?? config.storage.synchronous ?? 'FULL',
       ...(options.storeThread !== undefined ? { storeThread: options.storeThread } : {}),
       ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+      ...(options.commitCalls !== undefined ? { commitCalls: options.commitCalls } : {}),
       onIdleError: (e) => logger.warn({ err: e }, 'store connection lost'),
     }));
   let app: FastifyInstance | undefined;

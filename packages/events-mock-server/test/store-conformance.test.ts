@@ -575,6 +575,11 @@ for (const impl of IMPLEMENTATIONS) {
         batch([ev(0, 'by-email'), ev(1, 'by-click'), ev(2, 'someone-else')], T0 + 1000),
       );
       expect([...again.duplicates.keys()]).toEqual([2]);
+      // The reports' counts stay (C91), also where they are derived from the stored events (C80).
+      expect(await store.report(ACCOUNT)).toEqual({
+        stored: [{ eventName: 'checkout', usage: ['reporting', 'audiences'], processed: 5, duplicates: 1 }],
+        failed: [],
+      });
       const bodies = await Promise.all(['r0', 'r1', 'r2', 'r3', 'r4'].map((r) => store.getRequest(r, 0)));
       expect(bodies.map((b) => b?.body ?? null)).toEqual([
         null,

@@ -11,6 +11,8 @@ export interface OpenStoreOptions {
   storeThread?: boolean;
   /** PostgreSQL connections of this process at most (default 10). */
   poolSize?: number;
+  /** PostgreSQL batch calls at once (default 2, C83). */
+  commitCalls?: number;
   /** Errors of idle PostgreSQL connections, for the log. */
   onIdleError?: (e: Error) => void;
 }
@@ -23,6 +25,7 @@ export async function openStore(location: StoreLocation, o: OpenStoreOptions = {
     return PgStore.open({
       url: location.url,
       ...(o.poolSize !== undefined ? { poolSize: o.poolSize } : {}),
+      ...(o.commitCalls !== undefined ? { commitCalls: o.commitCalls } : {}),
       ...(o.onIdleError ? { onIdleError: o.onIdleError } : {}),
     });
   }

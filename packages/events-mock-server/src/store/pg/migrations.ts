@@ -5,6 +5,8 @@
  * does not know. Times are milliseconds since the epoch except event_time (Unix seconds, as sent) and
  * created_at of custom event types (Unix seconds, as answered), as in the SQLite store.
  */
+import { INGEST_SCHEMA_SQL } from './migration-ingest.js';
+
 export interface Migration {
   version: number;
   name: string;
@@ -252,4 +254,5 @@ CREATE TABLE timeline_counts (
 TRUNCATE request_log;
 `,
   },
+  { version: 4, name: 'ingest-shaped events and sightings, partitioned by time', sql: INGEST_SCHEMA_SQL },
 ];

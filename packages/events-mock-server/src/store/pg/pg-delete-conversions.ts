@@ -1,5 +1,5 @@
 // C91 on PostgreSQL: a conversion deletion request, in the transaction the store opens. Kept in its own file
-// beside the store: it reads the tables of migration versions 1 and 2 and needs no migration of its own.
+// beside the store: it reads the tables of migrations 2 and 4 and needs no migration of its own.
 import type pg from 'pg';
 import {
   bodyMatches,
@@ -13,19 +13,38 @@ export async function deleteConversionsTx(
   adAccountId: string,
   t: DeletionTargets,
 ): Promise<DeletionCounts> {
-  const events = await c.query<{ seq: string; event_name: string; event_id: string; event: string }>(
-    'SELECT seq, event_name, event_id, event FROM events WHERE ad_account_id = $1 FOR UPDATE',
-    [adAccountId],
-  );
+  const events = await c.query<{
+    seq: string;
+    event_name: string;
+    usage: string;
+    duplicates: number;
+    event: string;
+  }>('SELECT seq, event_name, usage, duplicates, event FROM events WHERE ad_account_id = $1 FOR UPDATE', [
+    adAccountId,
+  ]);
   const gone = events.rows.filter((e) => eventMatches(e.event, t));
   if (gone.length) {
-    await c.query('DELETE FROM events WHERE seq = ANY($1::bigint[])', [gone.map((e) => e.seq)]);
-    // The API sightings of the deleted events (C6); the tag's own sightings carry no user data.
+    const seqs = gone.map((e) => e.seq);
+    // C91 keeps the reports' counts, which are derived from the stored events since migration 4 (C80): the
+    // deleted events' counts move to event_counts first.
     await c.query(
-      `DELETE FROM dedup_keys d USING unnest($2::text[], $3::text[]) AS k(event_name, event_id)
-       WHERE d.ad_account_id = $1 AND d.source = 'api' AND d.event_name = k.event_name AND d.event_id = k.event_id`,
-      [adAccountId, gone.map((e) => e.event_name), gone.map((e) => e.event_id)],
+      `INSERT INTO event_counts AS c (ad_account_id, event_name, shard, usage, processed, duplicates)
+       SELECT $1, g.name, 0, max(g.usage), count(*), sum(g.dups)
+       FROM unnest($2::text[], $3::text[], $4::int[]) AS g(name, usage, dups) GROUP BY g.name ORDER BY g.name
+       ON CONFLICT (ad_account_id, event_name, shard) DO UPDATE
+         SET processed = c.processed + excluded.processed, duplicates = c.duplicates + excluded.duplicates`,
+      [adAccountId, gone.map((e) => e.event_name), gone.map((e) => e.usage), gone.map((e) => e.duplicates)],
     );
+    await c.query('DELETE FROM events WHERE ad_account_id = $1 AND seq = ANY($2::bigint[])', [
+      adAccountId,
+      seqs,
+    ]);
+    // The API sightings of the deleted events (C6), which name them by seq; the tag's own sightings carry no
+    // user data.
+    await c.query('DELETE FROM dedup_sightings WHERE ad_account_id = $1 AND event_seq = ANY($2::bigint[])', [
+      adAccountId,
+      seqs,
+    ]);
   }
   const bodies = await c.query<{ seq: string; body: string }>(
     'SELECT seq, body FROM request_log WHERE ad_account_id = $1 AND body IS NOT NULL FOR UPDATE',
@@ -33,8 +52,9 @@ export async function deleteConversionsTx(
   );
   const dropped = bodies.rows.filter((r) => bodyMatches(r.body, t)).map((r) => r.seq);
   if (dropped.length)
-    await c.query('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ANY($1::bigint[])', [
-      dropped,
-    ]);
+    await c.query(
+      'UPDATE request_log SET body = NULL, body_bytes = 0 WHERE ad_account_id = $1 AND seq = ANY($2::bigint[])',
+      [adAccountId, dropped],
+    );
   return { events: gone.length, requestBodies: dropped.length };
 }

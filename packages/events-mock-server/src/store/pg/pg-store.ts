@@ -25,7 +25,6 @@ import {
   dedupKey,
   type Earlier,
   type EventFilter,
-  eventJsonOf,
   type RequestLogEntry,
   type RequestLogFilter,
   type RequestLogRetention,
@@ -36,7 +35,9 @@ import {
   type TagEventWrite,
   type TimelineCount,
 } from '../store.js';
+import { BatchGrouper, COMMIT_BATCHES_SQL, type DupRow, groupParams, splitResults } from './batch-group.js';
 import { migrate } from './migrate.js';
+import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
 import { deleteConversionsTx } from './pg-delete-conversions.js';
 
 export interface PgStoreOptions {
@@ -44,6 +45,11 @@ export interface PgStoreOptions {
   url: string;
   /** Connections this process keeps at most (default 10); see README, Running more than one instance. */
   poolSize?: number;
+  /**
+   * Batch calls this process runs at once (default 2); batches arriving meanwhile are grouped into the
+   * next call (C83).
+   */
+  commitCalls?: number;
   /** Called with errors of idle connections (the server was restarted, the network dropped). */
   onIdleError?: (e: Error) => void;
 }
@@ -70,8 +76,20 @@ export function provesRollback(e: unknown): boolean {
 }
 const ATTEMPTS = 3;
 
-/** How often dedup sightings older than the window are deleted (every so many batches per process). */
-const PRUNE_EVERY = 1000;
+/** How often partitions are created ahead and old sightings dropped (C81), besides at start. */
+const MAINTENANCE_EVERY_MS = 3600 * 1000;
+/** Batch calls at once per process, and events at most in a call of several batches (C83). */
+const COMMIT_CALLS = 2;
+const GROUP_EVENTS = 1000;
+const WEEK_MS = 7 * 86400 * 1000;
+/** A row meeting no partition of its table (the clock moved past the ones made ahead). */
+const NO_PARTITION = '23514';
+
+/** Months since the epoch (UTC) of a time in ms: the events partition it goes to. */
+function monthOf(ms: number): number {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 12 + d.getUTCMonth();
+}
 
 /** `postgres://host:5432/db`, never the user or password (logs, /readyz). */
 export function describePgUrl(url: string): string {
@@ -85,16 +103,20 @@ export function describePgUrl(url: string): string {
 
 /**
  * The PostgreSQL store of C11 (C45-C47): the same Store as SQLite, for several instances on one database.
- * Each batch is one call of the `events_commit_batch` function (one round trip, one transaction, durable
- * when it returns); dedup is enforced by the primary key of `dedup_keys`, so instances racing on an
- * event_id store it once. The pool reconnects by itself: a call that fails while the database is away
+ * Each batch is stored by one call of the `events_commit_batches` function (one round trip, one transaction,
+ * durable when it returns), alone or with batches of its account that waited meanwhile (C83); dedup is
+ * enforced by the primary key of `dedup_sightings` (C80, C81), so instances racing on an event_id store it
+ * once. The pool reconnects by itself: a call that fails while the database is away
  * rejects (503 upstream) with nothing stored, and the next one opens a new connection.
  */
 export class PgStore implements Store {
   readonly description: string;
   readonly #pool: pg.Pool;
-  #batches = 0;
   #closed = false;
+  #maintenance: NodeJS.Timeout | undefined;
+  /** Months (of received_at) whose events partition this process made sure of, or is making (C81). */
+  readonly #months = new Map<number, Promise<void>>();
+  readonly #grouper: BatchGrouper;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -104,7 +126,14 @@ export class PgStore implements Store {
       types,
       application_name: 'events-mock-server',
       connectionTimeoutMillis: 5000,
+      // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
+      statement_timeout: STATEMENT_TIMEOUT_MS,
     });
+    this.#grouper = new BatchGrouper(
+      (group) => this.#commitGroup(group),
+      options.commitCalls ?? COMMIT_CALLS,
+      GROUP_EVENTS,
+    );
     // An idle connection that dies must not crash the process; the pool drops it and opens another later.
     this.#pool.on('error', (e) => options.onIdleError?.(e));
   }
@@ -114,11 +143,30 @@ export class PgStore implements Store {
     const s = new PgStore(options);
     try {
       await migrate(s.#pool);
+      await s.#maintain();
     } catch (e) {
       await s.#pool.end().catch(() => {});
       throw e;
     }
+    s.#maintenance = setInterval(() => s.#maintain().catch(() => {}), MAINTENANCE_EVERY_MS);
+    s.#maintenance.unref();
     return s;
+  }
+
+  /**
+   * Partitions for today and the next two days made ahead, sighting partitions older than the window
+   * dropped (C81). A short lock timeout: the partitioned tables' brief exclusive lock must not queue
+   * batches behind it; a failed run is repeated at the next interval (and a batch meeting a missing
+   * partition makes it).
+   */
+  async #maintain(times: number[] = []): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("SET LOCAL lock_timeout = '2s'");
+      // This month's and, a week ahead, the next month's events partition: a month begins with one made.
+      const now = Date.now();
+      await c.query('SELECT events_ensure_partitions($1::bigint[])', [[now, now + WEEK_MS, ...times]]);
+      if (times.length === 0) await c.query('SELECT events_drop_old_sightings()');
+    });
   }
 
   async #q<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
@@ -152,6 +200,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#maintenance);
     await this.#pool.end();
   }
 
@@ -294,21 +343,26 @@ export class PgStore implements Store {
     const out = new Map<string, Earlier>();
     if (keys.length === 0) return out;
     const rows = await this.#q<{
-      event_name: string;
-      event_id: string;
-      source: 'api' | 'tag';
+      name: string;
+      id: string;
       seen_at: number;
       event_time: number;
+      tag: boolean;
     }>(
-      `SELECT d.event_name, d.event_id, d.source, d.seen_at, d.event_time
-       FROM dedup_keys d JOIN unnest($2::text[], $3::text[]) AS k(name, id)
-         ON d.event_name = k.name AND d.event_id = k.id
-       WHERE d.ad_account_id = $1 AND d.seen_at >= $4`,
+      // The earliest sighting within the window of each key; an API sighting wins a tie (C6, C81).
+      `SELECT k.name, k.id, e.seen_at, e.event_time, e.tag
+       FROM unnest($2::text[], $3::text[]) AS k(name, id)
+       JOIN LATERAL (
+         SELECT s.seen_at, s.event_time, s.event_seq IS NULL AS tag FROM dedup_sightings s
+         WHERE s.ad_account_id = $1 AND s.key_hash = events_key($1, k.name, k.id)
+           AND s.day BETWEEN events_today() - 2 AND events_today() AND s.seen_at >= $4
+         ORDER BY s.seen_at, s.event_seq IS NULL LIMIT 1
+       ) e ON true`,
       [adAccountId, keys.map((k) => k.eventName), keys.map((k) => k.eventId), since],
     );
     for (const r of rows)
-      out.set(dedupKey(r.event_name, r.event_id), {
-        source: r.source,
+      out.set(dedupKey(r.name, r.id), {
+        source: r.tag ? 'tag' : 'api',
         seenAt: r.seen_at,
         eventTime: r.event_time,
       });
@@ -316,28 +370,23 @@ export class PgStore implements Store {
   }
 
   async commitBatch(b: BatchWrite): Promise<BatchResult> {
-    const failNames: string[] = [];
-    const failCodes: string[] = [];
-    for (const f of b.failures)
-      for (const code of f.codes) {
-        failNames.push(f.eventName);
-        failCodes.push(code);
-      }
-    const params = [
-      b.adAccountId,
-      b.requestId,
-      b.receivedAt,
-      b.dedupSince,
-      b.events.map((e) => e.index),
-      b.events.map((e) => e.eventName),
-      b.events.map((e) => e.eventId),
-      b.events.map((e) => e.eventTime),
-      b.events.map((e) => e.usage.join(',')),
-      b.events.map(eventJsonOf(b)),
-      failNames,
-      failCodes,
-    ];
-    type DupRow = { dup_idx: number; dup_source: 'api' | 'tag'; dup_seen_at: number; dup_event_time: number };
+    if (this.#closed) throw new Error('store closed');
+    // A month first seen by this process (a clock far from the database's): its partition is made before
+    // the batch, so the batch's one call stays the only one (C74 needs the first attempt to be the commit).
+    const month = monthOf(b.receivedAt);
+    let made = this.#months.get(month);
+    if (!made) {
+      made = this.#maintain([b.receivedAt]);
+      this.#months.set(month, made);
+      made.catch(() => this.#months.delete(month));
+    }
+    await made;
+    return this.#grouper.submit(b);
+  }
+
+  /** One call over batches of one account (C80, C83): one round trip, one transaction. */
+  async #commitGroup(group: BatchWrite[]): Promise<BatchResult[]> {
+    const params = groupParams(group);
     let rows: DupRow[];
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error('store closed');
@@ -348,12 +397,7 @@ export class PgStore implements Store {
       c.on('error', ignore);
       try {
         // One statement: its implicit transaction commits when it ends, before the answer is sent.
-        rows = (
-          await c.query<DupRow>(
-            'SELECT * FROM events_commit_batch($1, $2, $3, $4, $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[])',
-            params,
-          )
-        ).rows;
+        rows = (await c.query<DupRow>(COMMIT_BATCHES_SQL, params)).rows;
         c.off('error', ignore);
         c.release();
         break;
@@ -362,20 +406,15 @@ export class PgStore implements Store {
         const rolledBack = provesRollback(e);
         // A connection that failed without an answer of the database is destroyed, not pooled.
         c.release(rolledBack ? undefined : (e as Error));
-        // Sent, and no answer proves a rollback: the batch may be stored (C74).
+        // Sent, and no answer proves a rollback: the batches may be stored (C74).
         if (!rolledBack) throw new CommitOutcomeUnknownError(e);
-        if (attempt >= ATTEMPTS || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+        const code = (e as { code?: string }).code ?? '';
+        if (attempt >= ATTEMPTS || !(RETRYABLE.has(code) || code === NO_PARTITION)) throw e;
+        // Received at in a month without its partition yet (C81): made, and the call runs again.
+        if (code === NO_PARTITION) await this.#maintain(group.map((b) => b.receivedAt));
       }
     }
-    const duplicates = new Map<number, Earlier>();
-    for (const r of rows)
-      duplicates.set(r.dup_idx, { source: r.dup_source, seenAt: r.dup_seen_at, eventTime: r.dup_event_time });
-    if (++this.#batches >= PRUNE_EVERY) {
-      this.#batches = 0;
-      // Best effort, off the request: sightings older than the window can no longer match.
-      this.#pool.query('DELETE FROM dedup_keys WHERE seen_at < $1', [b.dedupSince]).catch(() => {});
-    }
-    return { duplicates };
+    return splitResults(group, rows);
   }
 
   async recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number> {
@@ -384,11 +423,14 @@ export class PgStore implements Store {
       for (const e of events) {
         // The first sighting within the window wins: a tag event seen after an earlier one changes nothing.
         const r = await c.query(
-          `INSERT INTO dedup_keys AS d (ad_account_id, event_name, event_id, source, seen_at, event_time)
-           VALUES ($1, $2, $3, 'tag', $4, $5)
-           ON CONFLICT (ad_account_id, event_name, event_id) DO UPDATE
-             SET source = 'tag', seen_at = excluded.seen_at, event_time = excluded.event_time
-             WHERE d.seen_at < $6 OR d.seen_at > excluded.seen_at`,
+          `INSERT INTO dedup_sightings AS s (ad_account_id, key_hash, day, seen_at, event_time, event_seq)
+           SELECT $1, events_key($1, $2, $3), events_today(), $4, $5, NULL
+           WHERE NOT EXISTS (
+             SELECT 1 FROM dedup_sightings o
+             WHERE o.ad_account_id = $1 AND o.key_hash = events_key($1, $2, $3) AND o.day BETWEEN events_today() - 2 AND events_today()
+               AND o.seen_at >= $6 AND o.seen_at <= $4)
+           ON CONFLICT (ad_account_id, key_hash, day) DO UPDATE
+             SET seen_at = excluded.seen_at, event_time = excluded.event_time, event_seq = NULL`,
           [e.adAccountId, e.eventName, e.eventId, e.eventTime * 1000, e.eventTime, dedupSince],
         );
         recorded += r.rowCount ?? 0;
@@ -421,9 +463,14 @@ export class PgStore implements Store {
 
   async report(adAccountId: string): Promise<AccountReportData> {
     const [stored, failed] = await Promise.all([
+      // Derived from the stored events (C80), plus what they cannot tell: duplicates of tag sightings.
       this.#q<{ event_name: string; usage: string; processed: number; duplicates: number }>(
-        `SELECT event_name, max(usage) AS usage, sum(processed)::bigint AS processed, sum(duplicates)::bigint AS duplicates
-         FROM event_counts WHERE ad_account_id = $1 GROUP BY event_name ORDER BY event_name`,
+        `SELECT event_name, (array_agg(usage ORDER BY seq DESC))[1] AS usage,
+                sum(processed)::bigint AS processed, sum(duplicates)::bigint AS duplicates
+         FROM (SELECT event_name, usage, seq, 1 AS processed, duplicates FROM events WHERE ad_account_id = $1
+               UNION ALL
+               SELECT event_name, usage, -1, processed, duplicates FROM event_counts WHERE ad_account_id = $1) x
+         GROUP BY event_name ORDER BY event_name`,
         [adAccountId],
       ),
       this.#q<{ event_name: string; code: string; count: number }>(
@@ -436,7 +483,9 @@ export class PgStore implements Store {
   }
 
   async reset(): Promise<void> {
-    await this.#q('TRUNCATE events, dedup_keys, event_counts, failure_counts, request_log, timeline_counts');
+    await this.#q(
+      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts',
+    );
   }
 
   async appendRequests(entries: readonly RequestLogWrite[], r: RequestLogRetention): Promise<number[]> {
