@@ -39,7 +39,9 @@ export function eventsOpenApi(): string {
   const spec = YAML.parse(readFileSync(SPEC, 'utf8')) as Node;
   const limitsFile = at(`../../../../spec/${(spec['x-data'] as Node).limits as string}`);
   const limits = (
-    YAML.parse(readFileSync(limitsFile, 'utf8')) as { limits: Record<string, { value: number }> }
+    YAML.parse(readFileSync(limitsFile, 'utf8')) as {
+      limits: Record<string, { value: number; overflow?: string }>;
+    }
   ).limits;
   const components = spec.components as Record<string, Record<string, Node>>;
   const schemas = components.schemas!;
@@ -67,6 +69,9 @@ export function eventsOpenApi(): string {
     for (const [k, v] of Object.entries(resolved)) {
       if (!KEEP.has(k)) continue;
       if (k === 'pattern' && node['x-severity'] === 'warning') continue;
+      // C87: a maxLength whose limit drops the value never fails the event (as json-schema-file.ts).
+      const capKey = (node['x-limits'] as Record<string, string> | undefined)?.maxLength;
+      if (k === 'maxLength' && capKey !== undefined && limits[capKey]?.overflow === 'drop') continue;
       if (k === 'properties')
         o[k] = Object.fromEntries(Object.entries(v as Record<string, Node>).map(([p, s]) => [p, convert(s)]));
       else if (k === 'items') o[k] = convert(v as Node);
