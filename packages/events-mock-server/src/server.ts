@@ -168,7 +168,7 @@ async function startDelivery(
   if (sinks.length === 0) return null;
   if (!hasOutbox(store))
     throw new Error(
-      `delivery needs a store with an outbox; ${store.description} has none yet (SQLite has; C100)`,
+      `delivery needs a store with an outbox; ${store.description} has none (C100)`,
     );
   const opened = await openSinks(sinks, Date.now);
   await store.routeOutbox(sinks.map((s) => ({ sink: s.name, adAccounts: s.adAccounts })));

@@ -1,13 +1,16 @@
-// C100: the outbox of the SQLite store, in the same process and through the store thread: written with the
-// batch only while a sink is routed, claimed under a lease in order per account, settled, re-queued, pruned.
+// C100: the outbox of every store (SQLite in the same process and through the store thread, PostgreSQL on a
+// database of its own): written with the batch only while a sink is routed, claimed under a lease in order
+// per account, settled, re-queued, pruned.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Outbox } from '../src/store/outbox.js';
+import { PgStore } from '../src/store/pg/pg-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { BatchWrite, Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
+import { createTestDatabase, postgresReachable } from './support/postgres.js';
 
 const batch = (adAccountId: string, requestId: string, ids: string[], receivedAt = 1000): BatchWrite => ({
   adAccountId,
@@ -35,6 +38,22 @@ const impls: { name: string; open(dir: string): Promise<Store & Outbox> }[] = [
     open: (dir) => ThreadedSqliteStore.open({ path: join(dir, 'events.db'), synchronous: 'NORMAL' }),
   },
 ];
+// PostgreSQL (migration 5): a database per test, dropped when the store closes. Skipped only where no
+// PostgreSQL answers (CI runs one).
+if (await postgresReachable())
+  impls.push({
+    name: 'PgStore',
+    open: async () => {
+      const db = await createTestDatabase();
+      const store = await PgStore.open({ url: db.url, poolSize: 6 });
+      const close = store.close.bind(store);
+      store.close = async () => {
+        await close();
+        await db.drop();
+      };
+      return store;
+    },
+  });
 
 for (const impl of impls)
   describe(`outbox: ${impl.name}`, () => {

@@ -106,7 +106,7 @@ export interface OutboxEntryStatus {
   result: UpstreamResult | null;
 }
 
-/** Whether a store keeps an outbox (the SQLite stores do; PostgreSQL's is not wired yet). */
+/** Whether a store keeps an outbox (every store of this package does: SQLite's and PostgreSQL's, C100). */
 export function hasOutbox<T extends object>(store: T): store is T & Outbox {
   return typeof (store as Partial<Outbox>).claimOutbox === 'function';
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { DeletionCounts, DeletionTargets } from '../conversion-deletion.js';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
+import type { Outbox } from '../outbox.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -35,9 +36,17 @@ import {
   type TagEventWrite,
   type TimelineCount,
 } from '../store.js';
-import { BatchGrouper, COMMIT_BATCHES_SQL, type DupRow, groupParams, splitResults } from './batch-group.js';
+import {
+  BatchGrouper,
+  COMMIT_BATCHES_SQL,
+  COMMIT_BATCHES_TO_SQL,
+  type DupRow,
+  groupParams,
+  splitResults,
+} from './batch-group.js';
 import { migrate } from './migrate.js';
 import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
+import { PgOutbox } from './outbox/pg-outbox.js';
 import { deleteConversionsTx } from './pg-delete-conversions.js';
 
 export interface PgStoreOptions {
@@ -109,7 +118,7 @@ export function describePgUrl(url: string): string {
  * once. The pool reconnects by itself: a call that fails while the database is away
  * rejects (503 upstream) with nothing stored, and the next one opens a new connection.
  */
-export class PgStore implements Store {
+export class PgStore implements Store, Outbox {
   readonly description: string;
   readonly #pool: pg.Pool;
   #closed = false;
@@ -117,6 +126,8 @@ export class PgStore implements Store {
   /** Months (of received_at) whose events partition this process made sure of, or is making (C81). */
   readonly #months = new Map<number, Promise<void>>();
   readonly #grouper: BatchGrouper;
+  /** The delivery outbox of C100 (migration 5): its methods are this store's Outbox. */
+  readonly #outbox: PgOutbox;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -134,9 +145,18 @@ export class PgStore implements Store {
       options.commitCalls ?? COMMIT_CALLS,
       GROUP_EVENTS,
     );
+    this.#outbox = new PgOutbox(this.#pool);
     // An idle connection that dies must not crash the process; the pool drops it and opens another later.
     this.#pool.on('error', (e) => options.onIdleError?.(e));
   }
+
+  routeOutbox: Outbox['routeOutbox'] = (r) => this.#outbox.routeOutbox(r);
+  claimOutbox: Outbox['claimOutbox'] = (c) => this.#outbox.claimOutbox(c);
+  settleOutbox: Outbox['settleOutbox'] = (owner, o) => this.#outbox.settleOutbox(owner, o);
+  requeueDeadOutbox: Outbox['requeueDeadOutbox'] = (now, sink) => this.#outbox.requeueDeadOutbox(now, sink);
+  outboxStats: Outbox['outboxStats'] = () => this.#outbox.outboxStats();
+  pruneOutbox: Outbox['pruneOutbox'] = (before) => this.#outbox.pruneOutbox(before);
+  outboxOfRequest: Outbox['outboxOfRequest'] = (id) => this.#outbox.outboxOfRequest(id);
 
   /** Connects, applies pending migrations (C45) and answers the store; rejects when the database is unusable. */
   static async open(options: PgStoreOptions): Promise<PgStore> {
@@ -387,6 +407,10 @@ export class PgStore implements Store {
   /** One call over batches of one account (C80, C83): one round trip, one transaction. */
   async #commitGroup(group: BatchWrite[]): Promise<BatchResult[]> {
     const params = groupParams(group);
+    // C100: with sinks for the account, the same call writes their outbox entries in its transaction.
+    const sinks = this.#outbox.sinksFor(group[0]?.adAccountId ?? '');
+    const sql = sinks.length ? COMMIT_BATCHES_TO_SQL : COMMIT_BATCHES_SQL;
+    if (sinks.length) params.push(sinks);
     let rows: DupRow[];
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error('store closed');
@@ -397,7 +421,7 @@ export class PgStore implements Store {
       c.on('error', ignore);
       try {
         // One statement: its implicit transaction commits when it ends, before the answer is sent.
-        rows = (await c.query<DupRow>(COMMIT_BATCHES_SQL, params)).rows;
+        rows = (await c.query<DupRow>(sql, params)).rows;
         c.off('error', ignore);
         c.release();
         break;
@@ -484,7 +508,7 @@ export class PgStore implements Store {
 
   async reset(): Promise<void> {
     await this.#q(
-      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts',
+      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts, outbox',
     );
   }
 

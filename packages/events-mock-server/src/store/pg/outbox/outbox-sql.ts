@@ -1,13 +1,16 @@
+import { SEQ_PER_CALL } from '../migration-ingest.js';
+
 /**
- * The outbox of C100 on PostgreSQL: DDL and statements. NOT WIRED YET: the PostgreSQL schema
- * (../migrations.ts) is being rewritten, so this is not a migration. To wire it: add OUTBOX_DDL as a
- * migration step; call `outbox_write(...)` inside the batch transaction (`events_commit_batch`) with the seqs
- * of the events it inserted, passing the sinks routed to the batch's account (PgOutbox.sinksFor); add
- * `outbox` to the tables emptied by reset. Times are milliseconds since the epoch (bigint), as in events.
+ * Migration 5: the delivery outbox of C100 on PostgreSQL. Its primary key leads with ad_account_id, as every
+ * key of the schema does (C82). Entries are written by `events_commit_batches_to`, which is
+ * `events_commit_batches` (migration 4) followed, in the same transaction, by one multi-row insert of an
+ * entry per sink and event the call stored: those of this call's seqs (C80: call * SEQ_PER_CALL +
+ * position). A batch of an account no sink covers calls `events_commit_batches` itself: nothing more.
+ * Times are milliseconds since the epoch (bigint), as in events; `created_at` is the event's received_at.
  */
-export const OUTBOX_DDL = `
-CREATE TABLE IF NOT EXISTS outbox (
-  id bigserial PRIMARY KEY,
+export const OUTBOX_MIGRATION_SQL = `
+CREATE TABLE outbox (
+  id bigserial,
   sink text NOT NULL,
   ad_account_id text NOT NULL,
   event_seq bigint NOT NULL,
@@ -20,17 +23,32 @@ CREATE TABLE IF NOT EXISTS outbox (
   lease_until bigint,
   last_error text,
   result jsonb,
-  settled_at bigint
+  settled_at bigint,
+  PRIMARY KEY (ad_account_id, id)
 );
-CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox (sink, state, ad_account_id, id);
-CREATE INDEX IF NOT EXISTS outbox_by_request ON outbox (request_id);
--- One multi-row insert per sink and batch, in the batch's own transaction (C100).
-CREATE OR REPLACE FUNCTION outbox_write(sinks text[], account text, request text, created bigint, seqs bigint[])
-RETURNS void LANGUAGE sql AS $$
+CREATE INDEX outbox_by_state ON outbox (sink, state, ad_account_id, id);
+CREATE INDEX outbox_by_request ON outbox (request_id);
+CREATE FUNCTION events_commit_batches_to(
+  p_sinks text[], p_account text, p_requests text[], p_received bigint[], p_since bigint[], p_batch integer[],
+  p_names text[], p_ids text[], p_times bigint[], p_usages text[], p_events text,
+  p_fail_names text[], p_fail_codes text[]
+) RETURNS TABLE (dup_pos integer, dup_source text, dup_seen_at bigint, dup_event_time bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_call bigint;
+BEGIN
+  RETURN QUERY SELECT * FROM events_commit_batches(p_account, p_requests, p_received, p_since, p_batch,
+    p_names, p_ids, p_times, p_usages, p_events, p_fail_names, p_fail_codes);
+  -- The call number events_commit_batches took (one nextval per call, in this session).
+  v_call := currval('event_call_seq');
   INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at)
-  SELECT s, account, q, request, created, 'pending', 0, created FROM unnest(sinks) AS s, unnest(seqs) AS q
-  ORDER BY s, q;
-$$;
+  SELECT s.sink, p_account, e.seq, e.request_id, e.received_at, 'pending', 0, e.received_at
+  FROM unnest(p_sinks) AS s(sink) CROSS JOIN events e
+  WHERE e.ad_account_id = p_account AND e.received_at = ANY(p_received)
+    AND e.seq >= v_call * ${SEQ_PER_CALL} AND e.seq < (v_call + 1) * ${SEQ_PER_CALL}
+  ORDER BY s.sink, e.seq;
+END
+$fn$;
 `;
 
 /**
@@ -65,7 +83,8 @@ WITH head AS (
 )
 UPDATE outbox o SET lease_owner = $5, lease_until = $3 + $6
 FROM picked p, events e
-WHERE o.id = p.id AND e.seq = o.event_seq
+WHERE o.id = p.id AND e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq
+  AND e.received_at = o.created_at
 RETURNING o.id, o.attempts, e.event_name, e.event_id, e.event`;
 
 export const SETTLE_DELIVERED = `
@@ -96,4 +115,6 @@ export const PRUNE = `DELETE FROM outbox WHERE state = 'delivered' AND settled_a
 
 export const OF_REQUEST = `
 SELECT o.sink, e.event_name, e.event_id, o.state, o.attempts, o.last_error, o.next_at, o.settled_at, o.result
-FROM outbox o JOIN events e ON e.seq = o.event_seq WHERE o.request_id = $1 ORDER BY o.id`;
+FROM outbox o JOIN events e
+  ON e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq AND e.received_at = o.created_at
+WHERE o.request_id = $1 ORDER BY o.id`;

@@ -23,7 +23,8 @@ import {
 } from './outbox-sql.js';
 
 /**
- * The Outbox of C100 on PostgreSQL (NOT WIRED: see outbox-sql.ts for what the store must do). Several
+ * The Outbox of C100 on PostgreSQL (migration 5, outbox-sql.ts); PgStore hands its Outbox methods here and
+ * writes entries in the batch call for the accounts `sinksFor` names. Several
  * instances share it: a claim locks each account it takes (advisory lock) and its rows (FOR UPDATE SKIP
  * LOCKED) for the claim's transaction, then the lease keeps them.
  */
