@@ -20,7 +20,11 @@ export function zeroOnEvent(
   const sent = (inner as Record<string, unknown>)[field];
   // A number was already reported as the wrong type; its string form is checked too, so one answer names both.
   const v = typeof sent === 'number' ? String(sent) : sent;
-  if (typeof v !== 'string' || !isDecimal(v) || Number(v) !== 0) return;
+  if (typeof v !== 'string') return;
+  // Most values start with a digit 1-9: never zero, known without the decimal check (issue 25).
+  const first = v.charCodeAt(0);
+  if (first >= 0x31 && first <= 0x39) return;
+  if (!isDecimal(v) || Number(v) !== 0) return;
   const path = pathOf(p, i, `${inName}.${field}`, -1);
   report(o, 'zero_value_on_event', path, { path, event: eventName, received: received(v) });
 }
