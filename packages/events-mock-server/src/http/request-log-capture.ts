@@ -118,29 +118,38 @@ export function eventsLogEntry(
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const durationMs = Math.round(reply.elapsedTime * 100) / 100;
   const bodyTruncated = raw !== null && !small;
-  // Each entry is one object literal of one shape (no spread): V8 builds it in one step (issue 25).
-  if (!o || reply.statusCode !== 200)
-    return {
-      requestId: req.id,
-      adAccountId,
-      tokenId: tokenIdOf(req),
-      status: reply.statusCode,
-      durationMs,
-      body,
-      bodyTruncated,
-      receivedAt: req.loggedAt,
-      test: isTest,
-      events: 0,
-      processed: 0,
-      failed: 0,
-      warned: 0,
-      eventNames: [],
-      error: reply.statusCode === 200 ? null : errorOf(req.loggedError),
-      items: [],
-      timeline: null,
-    };
-  // Only events with something to say: a clean processed event is what the counts already tell, and the
-  // store restores it when read (a clean 1000-event batch builds no item at all).
+  // A 200 with its outcome: what its events said. Any other answer: the error its client was told.
+  const ok = o !== null && reply.statusCode === 200 ? o : null;
+  const { items, warned } = ok ? itemsOf(ok) : { items: [], warned: 0 };
+  // One object literal of one shape (no spread): V8 builds it in one step (issue 25).
+  return {
+    requestId: req.id,
+    adAccountId,
+    tokenId: tokenIdOf(req),
+    status: reply.statusCode,
+    durationMs,
+    body,
+    bodyTruncated,
+    receivedAt: ok ? ok.receivedAt : req.loggedAt,
+    test: ok ? ok.test : isTest,
+    events: ok ? ok.response.num_events_received : 0,
+    processed: ok ? ok.response.num_events_processed : 0,
+    failed: ok ? ok.response.num_events_received - ok.response.num_events_processed : 0,
+    warned,
+    eventNames: ok ? ok.eventNames : [],
+    error: reply.statusCode === 200 ? null : errorOf(req.loggedError),
+    items,
+    // C7: test requests change no counter, the timeline's included.
+    timeline:
+      ok && !ok.test ? { processed: ok.response.num_events_processed, failedCodes: ok.failedCodes } : null,
+  };
+}
+
+/**
+ * Only events with something to say: a clean processed event is what the counts already tell, and the store
+ * restores it when read (a clean 1000-event batch builds no item at all).
+ */
+function itemsOf(o: EventsOutcome): { items: RequestLogItem[]; warned: number } {
   const items: RequestLogItem[] = [];
   let warned = 0;
   o.response.events.forEach((r, index) => {
@@ -164,25 +173,5 @@ export function eventsLogEntry(
       duplicateOf,
     });
   });
-  const failed = o.response.num_events_received - o.response.num_events_processed;
-  return {
-    requestId: req.id,
-    adAccountId,
-    tokenId: tokenIdOf(req),
-    status: reply.statusCode,
-    durationMs,
-    body,
-    bodyTruncated,
-    receivedAt: o.receivedAt,
-    test: o.test,
-    events: o.response.num_events_received,
-    processed: o.response.num_events_processed,
-    failed,
-    warned,
-    eventNames: o.eventNames,
-    error: null,
-    items,
-    // C7: test requests change no counter, the timeline's included.
-    timeline: o.test ? null : { processed: o.response.num_events_processed, failedCodes: o.failedCodes },
-  };
+  return { items, warned };
 }
