@@ -3,8 +3,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
-import { packLightScan } from './json-light-scan.js';
-import { type Prepared, prepareBatch, scanBatchBytes } from './prepare.js';
+import { type Prepared, prepareBatch } from './prepare.js';
 
 export interface ValidationOptions {
   /**
@@ -78,10 +77,6 @@ export class ValidationPool {
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
     if (this.threadFor(raw.length, withJson) === 'inline')
       return Promise.resolve(prepareBatch(raw, ctx, withJson));
-    // The byte scan runs here, on the event loop, while the thread (the busier of the two under load: it
-    // parses and validates) takes the batch before it (issue 25); bytes it refuses never go to the thread.
-    const light = scanBatchBytes(raw);
-    if (!light.ok) return Promise.resolve(prepareBatch(raw, ctx, withJson, light));
     const slot = this.#pick();
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
@@ -91,7 +86,6 @@ export class ValidationPool {
       raw: bytes,
       ctx: { ...ctx, ...(ctx.customEventNames ? { customEventNames: [...ctx.customEventNames] } : {}) },
       withJson,
-      light: packLightScan(light),
     };
     return new Promise<Prepared>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });

@@ -10,7 +10,7 @@ import {
   validateBatch,
 } from '@org/events-validators';
 import type { ByteSpan } from '../store/store.js';
-import { countMembers, type LightScan, scanLight } from './json-light-scan.js';
+import { countMembers, scanLight } from './json-light-scan.js';
 import { type DataElement, type ScanProblem, scanBody } from './json-scan.js';
 
 /** An accepted event, ready to store: its dedup key, event_time and JSON as accepted (C11). */
@@ -73,25 +73,15 @@ const MAX_COUNTED_NAME = LIMITS.custom_event_name_max_length.value;
 
 const SCAN_LIMITS = { maxDepth: LIMITS.json_max_depth.value, maxMembers: LIMITS.json_max_members.value };
 
-/** The light byte scan of C35-C37 with the spec's limits: the first step of prepareBatch. */
-export function scanBatchBytes(raw: Buffer): LightScan {
-  return scanLight(raw, SCAN_LIMITS);
-}
-
 /**
  * The byte scan of C35-C37, JSON.parse, the per-event rules of @org/events-validators (C3-C6, the same code
  * integrators run), and the JSON of each accepted event. An event accepted unchanged, with no repeated
  * member name and only numbers every reader holds alike, is stored as the bytes the client sent; any other
  * accepted event is serialized from the value the rules accepted (C36).
  */
-export function prepareBatch(
-  raw: Buffer,
-  ctx: ValidationContext,
-  withJson: boolean,
-  light: LightScan = scanBatchBytes(raw),
-): Prepared {
-  // C35-C37 in one flat pass (given when it ran elsewhere); the full scan only where it has something to
-  // say (escapes, a repeated name).
+export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: boolean): Prepared {
+  // C35-C37 in one flat pass; the full scan only where it has something to say (escapes, a repeated name).
+  const light = scanLight(raw, SCAN_LIMITS);
   if (!light.ok) {
     const { ok: _, ...problem } = light;
     return { kind: 'bytes_error', problem };

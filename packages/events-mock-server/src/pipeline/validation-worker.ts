@@ -2,7 +2,6 @@
 // off the event loop that serves HTTP and writes SQLite.
 import { parentPort } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
-import { type PackedLightScan, unpackLightScan } from './json-light-scan.js';
 import { prepareBatch } from './prepare.js';
 
 interface Task {
@@ -10,13 +9,11 @@ interface Task {
   raw: ArrayBuffer;
   ctx: ValidationContext;
   withJson: boolean;
-  /** The light scan, done on the event loop. */
-  light: PackedLightScan;
 }
 
 parentPort?.on('message', (t: Task) => {
   try {
-    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson, unpackLightScan(t.light));
+    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson);
     parentPort?.postMessage({ id: t.id, prepared });
   } catch (e) {
     parentPort?.postMessage({ id: t.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
