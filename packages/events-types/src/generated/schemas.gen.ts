@@ -984,7 +984,7 @@ export interface SinkStatus {
   kind: string;
   /** Outbox entries still to deliver. */
   pending: number;
-  /** Outbox entries whose attempts are spent */
+  /** Outbox entries whose attempts are spent, until re-queued. */
   dead: number;
   /** Age of the oldest entry still to deliver; null when none waits. */
   oldest_pending_age_seconds: number | null;
