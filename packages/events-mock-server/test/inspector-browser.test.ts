@@ -176,7 +176,10 @@ describe.skipIf(!hasChromium)(
       const unknown = await post('{"data": []}', 'not-a-known-token-0123456789');
       expect(unknown.status).toBe(401);
       await page.goto(`${server.url}/inspector/#/requests/${unknown.headers.get('x-request-id')}`);
-      await refusal.locator('.refusal-details li').first().waitFor({ timeout: 5_000 });
+      // Only the hash changes: the previous request's details stay until this one is rendered.
+      await refusal
+        .locator('.refusal-details li', { hasText: 'headers.authorization' })
+        .waitFor({ timeout: 5_000 });
       expect(await refusal.locator('.refusal-details li').allTextContents()).toEqual([
         'headers.authorization: the token is unknown or revoked',
       ]);
