@@ -168,7 +168,7 @@ async function startDelivery(
   if (sinks.length === 0) return null;
   if (!hasOutbox(store))
     throw new Error(`delivery needs a store with an outbox; ${store.description} has none (C100)`);
-  const opened = await openSinks(sinks, Date.now);
+  const opened = await openSinks(sinks, Date.now, config.delivery.timeoutSeconds);
   await store.routeOutbox(sinks.map((s) => ({ sink: s.name, adAccounts: s.adAccounts })));
   const deliverer = new Deliverer(store, opened, config.delivery, logger);
   deliverer.start();

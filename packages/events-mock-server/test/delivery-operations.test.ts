@@ -124,3 +124,46 @@ test('without a sink, /admin/delivery lists none and the requeue does nothing', 
     await h.close();
   }
 });
+
+test('an upstream that refuses the batch itself (401) makes its entries dead at once, not after every attempt', {
+  timeout: 60_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-delivery-refused-'));
+  // A token the upstream does not know: every retry would get the same 401.
+  writeFileSync(join(dir, 'token'), 'not-a-token-of-the-upstream');
+  const clock = new ManualClock(T0);
+  const upstream = await startServer({
+    config: testConfig(),
+    port: 0,
+    clock,
+    docs: false,
+    inspector: false,
+    transport: { shutdownGraceSeconds: 0 },
+  });
+  let h: Harness | undefined;
+  try {
+    h = await startHarness({
+      clock,
+      config: {
+        ...testConfig(),
+        delivery: {
+          sinks: [{ name: 'up', kind: 'conversions_api', url: upstream.url, token_file: join(dir, 'token') }],
+          max_attempts: 20,
+          retry_base_ms: 1,
+          retry_max_seconds: 1,
+        },
+      },
+    });
+    const s = h;
+    const admin = (method: string, path: string) => s.call(method, path, { token: T.admin });
+    expect((await s.send(A, T.convA, [event(s.nowS(), { event_id: 'r-1' })])).status).toBe(200);
+    await until(async () => (await admin('GET', '/admin/delivery')).body.sinks[0].dead === 1);
+    const sink = (await admin('GET', '/admin/delivery')).body.sinks[0];
+    expect(sink).toMatchObject({ pending: 0, dead: 1, delivered: 0, failures: 1 });
+    expect(sink.last_error).toContain('HTTP 401');
+  } finally {
+    await h?.close();
+    await upstream.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

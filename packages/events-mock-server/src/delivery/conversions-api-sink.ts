@@ -64,12 +64,21 @@ export class ConversionsApiSink implements Sink {
         ok: false,
         error: `${url}: HTTP ${res.status}: ${text.slice(0, 300)}`,
         ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+        ...(refusesForGood(res.status) ? { permanent: true } : {}),
       };
     }
     return { ok: true, results: resultsOf(text, batch.entries.length) };
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A 4xx other than 408 (timeout) and 429 (rate limit) refuses the request itself: a bad token (401, 403), an
+ * unknown account (404), a body the upstream will never take (400, 413, 415). Retrying cannot change it.
+ */
+export function refusesForGood(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /** The upstream's answer per event, by index (C100: kept with the entry); null where it said nothing. */

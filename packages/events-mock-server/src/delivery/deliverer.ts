@@ -124,7 +124,8 @@ export class Deliverer {
       now,
       error: outcome.error,
       retryAt: now + delay,
-      maxAttempts: this.#c.maxAttempts,
+      // A refusal for good spends no more attempts: the entries go dead now.
+      maxAttempts: outcome.permanent ? 0 : this.#c.maxAttempts,
     });
     counters.failures++;
     counters.lastError = outcome.error;
@@ -136,7 +137,9 @@ export class Deliverer {
         attempts: attempts + 1,
         error: outcome.error,
       },
-      'delivery failed; retrying later',
+      outcome.permanent
+        ? 'delivery refused; the entries are dead until requeued'
+        : 'delivery failed; retrying later',
     );
   }
 

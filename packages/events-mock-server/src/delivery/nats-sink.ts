@@ -24,8 +24,11 @@ export class NatsSink implements Sink {
   readonly #c: NatsSinkConfig;
   readonly #nc: NatsConnection;
   readonly #js: JetStreamClient;
+  /** How long a publish waits for its acknowledgement: the delivery timeout, as for any sink. */
+  readonly #timeoutMs: number;
 
-  private constructor(c: NatsSinkConfig, nc: NatsConnection) {
+  private constructor(c: NatsSinkConfig, nc: NatsConnection, timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
     this.name = c.name;
     this.batchSize = c.batchSize;
     this.#c = c;
@@ -34,7 +37,7 @@ export class NatsSink implements Sink {
   }
 
   /** Connects and creates the stream with the config's limits (or updates them on an existing one). */
-  static async open(c: NatsSinkConfig): Promise<NatsSink> {
+  static async open(c: NatsSinkConfig, timeoutMs: number): Promise<NatsSink> {
     const nc = await connect({ servers: c.url, maxReconnectAttempts: -1 });
     try {
       await ensureStream(await jetstreamManager(nc), c);
@@ -44,7 +47,7 @@ export class NatsSink implements Sink {
         `delivery sink ${c.name}: cannot set up the stream ${c.stream} at ${c.url}: ${(e as Error).message}`,
       );
     }
-    return new NatsSink(c, nc);
+    return new NatsSink(c, nc, timeoutMs);
   }
 
   pausedUntil(): number {
@@ -60,7 +63,7 @@ export class NatsSink implements Sink {
         batch.entries.map((e) =>
           this.#js.publish(subject, enc.encode(e.event), {
             msgID: natsMsgId(batch.adAccountId, e.eventName, e.eventId),
-            timeout: 30_000,
+            timeout: this.#timeoutMs,
           }),
         ),
       );

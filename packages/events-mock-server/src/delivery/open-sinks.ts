@@ -8,13 +8,17 @@ import type { Sink } from './sink.js';
  * file, and kept only in the sink; a missing one fails the start with where it was looked for. The NATS
  * client is loaded only when a NATS sink is configured (an optional dependency, as pg is for PostgreSQL).
  */
-export async function openSinks(configs: readonly SinkConfig[], now: () => number): Promise<Sink[]> {
+export async function openSinks(
+  configs: readonly SinkConfig[],
+  now: () => number,
+  timeoutSeconds: number,
+): Promise<Sink[]> {
   const sinks: Sink[] = [];
   try {
     for (const c of configs) {
       if (c.kind === 'nats') {
         const { NatsSink } = await import('./nats-sink.js');
-        sinks.push(await NatsSink.open(c));
+        sinks.push(await NatsSink.open(c, timeoutSeconds * 1000));
         continue;
       }
       sinks.push(new ConversionsApiSink(c, readToken(c.name, c.tokenEnv, c.tokenFile), now));

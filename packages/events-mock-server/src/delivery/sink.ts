@@ -24,4 +24,9 @@ export type SinkOutcome =
       error: string;
       /** The receiver's own wait (Retry-After, x-ratelimit-reset), in ms. */
       retryAfterMs?: number;
+      /**
+       * The receiver refused the batch itself (an HTTP 4xx other than 408 and 429): sending it again gets
+       * the same answer, so its entries go dead at once for an operator to look at and requeue.
+       */
+      permanent?: true;
     };
