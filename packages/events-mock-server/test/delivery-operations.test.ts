@@ -12,6 +12,22 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   while (!(await done())) await new Promise((r) => setTimeout(r, 50));
 }
 
+/** A server whose one sink `up` forwards to `url` with the token in `tokenFile`, retrying at once. */
+function withUpstreamSink(clock: ManualClock, url: string, tokenFile: string, maxAttempts: number) {
+  return startHarness({
+    clock,
+    config: {
+      ...testConfig(),
+      delivery: {
+        sinks: [{ name: 'up', kind: 'conversions_api', url, token_file: tokenFile }],
+        max_attempts: maxAttempts,
+        retry_base_ms: 1,
+        retry_max_seconds: 1,
+      },
+    },
+  });
+}
+
 test('dead deliveries are shown, keep the server ready, and are re-queued', {
   timeout: 120_000,
 }, async () => {
@@ -33,18 +49,7 @@ test('dead deliveries are shown, keep the server ready, and are re-queued', {
   await upstream.close();
   let h: Harness | undefined;
   try {
-    h = await startHarness({
-      clock,
-      config: {
-        ...testConfig(),
-        delivery: {
-          sinks: [{ name: 'up', kind: 'conversions_api', url: upstream.url, token_file: join(dir, 'token') }],
-          max_attempts: 2,
-          retry_base_ms: 1,
-          retry_max_seconds: 1,
-        },
-      },
-    });
+    h = await withUpstreamSink(clock, upstream.url, join(dir, 'token'), 2);
     const s = h;
     const admin = (method: string, path: string) => s.call(method, path, { token: T.admin });
     expect(
@@ -142,18 +147,7 @@ test('an upstream that refuses the batch itself (401) makes its entries dead at 
   });
   let h: Harness | undefined;
   try {
-    h = await startHarness({
-      clock,
-      config: {
-        ...testConfig(),
-        delivery: {
-          sinks: [{ name: 'up', kind: 'conversions_api', url: upstream.url, token_file: join(dir, 'token') }],
-          max_attempts: 20,
-          retry_base_ms: 1,
-          retry_max_seconds: 1,
-        },
-      },
-    });
+    h = await withUpstreamSink(clock, upstream.url, join(dir, 'token'), 20);
     const s = h;
     const admin = (method: string, path: string) => s.call(method, path, { token: T.admin });
     expect((await s.send(A, T.convA, [event(s.nowS(), { event_id: 'r-1' })])).status).toBe(200);

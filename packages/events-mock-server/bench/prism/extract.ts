@@ -19,10 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import {
-  caseInsensitivePattern,
-  KEEP,
-} from '../../../../tools/codegen/src/emitters/events-validators/structural.js';
+import { structuralSchemas } from '../../../../tools/codegen/src/emitters/events-validators/structural.js';
 import { CONVERSION_EVENT_JSON_SCHEMA } from '../../../events-validators/src/generated/json-schema.gen.js';
 
 type Node = Record<string, unknown>;
@@ -47,50 +44,13 @@ export function eventsOpenApi(): string {
   const schemas = components.schemas!;
   const op = ((spec.paths as Node)[EVENTS_PATH] as Node).post as Node;
 
-  const out: Record<string, Node> = {};
-  const enumOf = (ref: string) => schemas[ref.slice(REF.length)]?.enum as string[] | undefined;
-  const convert = (node: Node): Node => {
-    if (node['x-case-insensitive'] === true) {
-      const alts = (node.oneOf as Node[] | undefined) ?? [node];
-      const values = alts.flatMap((a) =>
-        typeof a.$ref === 'string' ? (enumOf(a.$ref) ?? []) : ((a.enum as string[]) ?? []),
-      );
-      const nullable = alts.some((a) => a.type === 'null');
-      return { type: nullable ? ['string', 'null'] : 'string', pattern: caseInsensitivePattern(values) };
-    }
-    if (typeof node.$ref === 'string') {
-      visit(node.$ref.slice(REF.length));
-      return { $ref: node.$ref };
-    }
-    const resolved: Node = { ...node };
-    for (const [keyword, key] of Object.entries((node['x-limits'] as Record<string, string>) ?? {}))
-      resolved[keyword] = limits[key]!.value;
-    const o: Node = {};
-    for (const [k, v] of Object.entries(resolved)) {
-      if (!KEEP.has(k)) continue;
-      if (k === 'pattern' && node['x-severity'] === 'warning') continue;
-      // C87: a maxLength whose limit drops the value never fails the event (as json-schema-file.ts).
-      const capKey = (node['x-limits'] as Record<string, string> | undefined)?.maxLength;
-      if (k === 'maxLength' && capKey !== undefined && limits[capKey]?.overflow === 'drop') continue;
-      if (k === 'properties')
-        o[k] = Object.fromEntries(Object.entries(v as Record<string, Node>).map(([p, s]) => [p, convert(s)]));
-      else if (k === 'items') o[k] = convert(v as Node);
-      else if (k === 'oneOf' || k === 'anyOf') o[k] = (v as Node[]).map(convert);
-      else o[k] = v;
-    }
-    if (node.type === 'integer') {
-      o.minimum = Math.max(Number(o.minimum ?? -Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER);
-      o.maximum = Math.min(Number(o.maximum ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
-    }
-    const unknownKeys = node['x-unknown-keys'];
-    if (unknownKeys === 'failed' || unknownKeys === 'request') o.additionalProperties = false;
-    return o;
-  };
-  const visit = (name: string) => {
-    if (name in out) return;
-    out[name] = {};
-    out[name] = convert(schemas[name]!);
-  };
+  const { convert, sortedDefinitions } = structuralSchemas({
+    schemas,
+    limits,
+    refPrefix: REF,
+    // The request's own unknown keys fail it as a whole (C2): closed too, unlike the event-only ajv schema.
+    closed: new Set(['failed', 'request']),
+  });
 
   const parameters = (op.parameters as Node[]).map((p) => {
     const param = components.parameters![(p.$ref as string).split('/').pop()!]!;
@@ -138,7 +98,7 @@ export function eventsOpenApi(): string {
     },
     components: {
       securitySchemes: { conversion_token: { type: 'http', scheme: 'bearer' } },
-      schemas: Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1))),
+      schemas: sortedDefinitions(),
     },
   };
   const header = [
