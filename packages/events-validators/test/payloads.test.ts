@@ -53,8 +53,10 @@ const NOT_A_STRING = (path: string, n: number) => `${path} must be a string; rec
 const PARTNER_NAME = (received: string) =>
   `partner_name must be "direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"; received "${received}". The value was dropped.`;
 /** A later event of a batch with the event_name and event_id of data[i] (C6); times are shifted to NOW. */
-const LOW_MATCH_APP =
-  'Low match quality: send user_data.hashed_maids, user_data.ph, user_data.external_id to raise it most.';
+const LOW_MATCH = (...fields: string[]) =>
+  `Low match quality: send ${fields.map((f) => `user_data.${f}`).join(', ')} to raise it most.`;
+const LOW_MATCH_APP = LOW_MATCH('hashed_maids', 'ph', 'external_id');
+const LOW_MATCH_WEB = LOW_MATCH('ph', 'external_id', 'click_id');
 const DUPLICATE = (i: number) =>
   `Duplicate of an earlier event with the same event_name and event_id (data[${i}] of this batch, event_time ${NOW}); it is stored once.`;
 
@@ -195,7 +197,7 @@ const EXPECTED: Record<string, Expected[]> = {
   // 18: opt_out_type "LDP" is accepted and stored as "ldp" (C4); IPv6 client IP.
   '18-lead-ldp-opt-out-california.json': [ok()],
 
-  // 19-32: real senders' bodies as their own tests and snapshots produce them (README rows 19-32).
+  // 19-33: real senders' bodies as their own tests and snapshots produce them (README rows 19-33).
   // 19: RudderStack v5 processor Tests 21 and 22 (one event each, the same messageId: C6 makes the second a
   // duplicate only because the two tests' bodies share this file); fn and user agent "chrome" as in file 01.
   '19-rudderstack-v5-processor-custom-events-multi-value-arrays.json': [
@@ -326,6 +328,25 @@ const EXPECTED: Record<string, Expected[]> = {
       ],
     ),
   ],
+  // 33: Segment's current unit tests run through its own code (one body per test, grouped: the tests share
+  // event_ids, hence the duplicates). User agent "5.5.5.5"; IP and user agent swapped where the test maps them so.
+  '33-segment-unit-tests-latest-and-legacy-fifteen-bodies.json': [
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD),
+    ok(FN, SWAPPED_IP, SWAPPED_UA),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB, DUPLICATE(0)),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, DUPLICATE(0)),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_UA),
+    ok(SWAPPED_UA, DUPLICATE(6)),
+    ok(SWAPPED_UA, DUPLICATE(6)),
+    ok(SWAPPED_UA, CURRENCY_USD, LOW_MATCH_WEB, DUPLICATE(0)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+    ok(SWAPPED_UA),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+    ok(SWAPPED_UA, LOW_MATCH_WEB, DUPLICATE(12)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+  ],
 };
 
 const join = (messages: string[]) =>
@@ -336,8 +357,8 @@ const join = (messages: string[]) =>
       : `${messages.slice(0, 10).join('; ')}; and ${messages.length - 10} more`;
 
 describe('integrator payloads (fixtures/integrator-payloads)', () => {
-  it('the corpus is there: 32 bodies', () => {
-    expect(files).toHaveLength(32);
+  it('the corpus is there: 33 bodies', () => {
+    expect(files).toHaveLength(33);
   });
 
   it('has an expectation for every file of the corpus, and the corpus for every expectation', () => {
