@@ -4,8 +4,8 @@
  *
  * Timestamps are historic (the corpus README: a test that wants a file to pass shifts event_time to its clock).
  * Every event_time that is a plausible Unix-seconds value (>= 1e9 and < 1e11) is shifted to NOW; the values
- * that are the file's point are kept as they are: 123 (file 12), 1700001 (file 13), milliseconds and a string
- * (file 17, mix-3 and mix-8). One test also runs the files as they are, for the stale-time path.
+ * that are the file's point are kept as they are: 123 (file 12), 1700001 (files 13 and 28), milliseconds and a
+ * string (file 17, mix-3 and mix-8). One test also runs the files as they are, for the stale-time path.
  */
 import { describe, expect, it } from 'vitest';
 import { validateBatch } from '../src/index.js';
