@@ -4,8 +4,8 @@
  *
  * Timestamps are historic (the corpus README: a test that wants a file to pass shifts event_time to its clock).
  * Every event_time that is a plausible Unix-seconds value (>= 1e9 and < 1e11) is shifted to NOW; the values
- * that are the file's point are kept as they are: 123 (file 12), 1700001 (file 13), milliseconds and a string
- * (file 17, mix-3 and mix-8). One test also runs the files as they are, for the stale-time path.
+ * that are the file's point are kept as they are: 123 (file 12), 1700001 (files 13 and 28), milliseconds and a
+ * string (file 17, mix-3 and mix-8). One test also runs the files as they are, for the stale-time path.
  */
 import { describe, expect, it } from 'vitest';
 import { validateBatch } from '../src/index.js';
@@ -37,6 +37,28 @@ const VALUE_TYPE = (received: string) =>
   `custom_data.value must be a string holding a decimal number greater than 0, such as "42.00"; received ${received}.`;
 const HASH_DROPPED = (path: string) =>
   `${path} is not a SHA-256 hex digest (64 hex characters) and was dropped; hash the normalized value before sending.`;
+const CURRENCY_USD =
+  'custom_data.value was sent without custom_data.currency; the ad account currency USD was used. Send custom_data.currency with custom_data.value.';
+const SWAPPED_IP =
+  'user_data.client_ip_address was dropped: it is a user agent, not an IP address (are the two fields swapped?).';
+const SWAPPED_UA = UA_DROPPED('it is an IP address, not a user agent (are the two fields swapped?)');
+const NOT_AN_IP = 'user_data.client_ip_address was dropped: it is not a valid IPv4 or IPv6 address.';
+const NO_CONTENT = (i: number, id: string) =>
+  `custom_data.content_ids[${i}] "${id}" matches no custom_data.contents[].id.`;
+const SCALAR_HASH = (field: string) =>
+  `user_data.${field} must be an array of SHA-256 hex digests; received a single SHA-256 hex digest. Send the value as a one-element array.`;
+const TOO_OLD_1700001 =
+  'event_time 1700001 (1970-01-20T16:13:21Z) is more than 7 days in the past; only events of the last 7 days are accepted.';
+const NOT_A_STRING = (path: string, n: number) => `${path} must be a string; received ${n}. Send "${n}".`;
+const PARTNER_NAME = (received: string) =>
+  `partner_name must be "direct" or "ss-" followed by the lower-case company name, such as "ss-shopify"; received "${received}". The value was dropped.`;
+/** A later event of a batch with the event_name and event_id of data[i] (C6); times are shifted to NOW. */
+const LOW_MATCH = (...fields: string[]) =>
+  `Low match quality: send ${fields.map((f) => `user_data.${f}`).join(', ')} to raise it most.`;
+const LOW_MATCH_APP = LOW_MATCH('hashed_maids', 'ph', 'external_id');
+const LOW_MATCH_WEB = LOW_MATCH('ph', 'external_id', 'click_id');
+const DUPLICATE = (i: number) =>
+  `Duplicate of an earlier event with the same event_name and event_id (data[${i}] of this batch, event_time ${NOW}); it is stored once.`;
 
 interface Expected {
   status: 'processed' | 'failed';
@@ -72,15 +94,7 @@ const EXPECTED: Record<string, Expected[]> = {
   // 05: value "undefined"; value without currency (the account's USD is named, C4); IP and UA swapped
   // (both dropped, each message says so); fn dropped. db/phone normalization mistakes cannot be seen in a hash.
   '05-segment-legacy-signup-value-undefined-string.json': [
-    failed(
-      [VALUE_TYPE('"undefined"')],
-      [
-        'custom_data.value was sent without custom_data.currency; the ad account currency USD was used. Send custom_data.currency with custom_data.value.',
-        'user_data.client_ip_address was dropped: it is a user agent, not an IP address (are the two fields swapped?).',
-        UA_DROPPED('it is an IP address, not a user agent (are the two fields swapped?)'),
-        FN,
-      ],
-    ),
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
   ],
   // 06: a clean app_ios app_install (opt_out true from Segment's default is a valid boolean).
   '06-segment-latest-app-ios-app-install.json': [ok()],
@@ -125,31 +139,21 @@ const EXPECTED: Record<string, Expected[]> = {
         UA_DROPPED('it has no product/version token such as Mozilla/5.0'),
         HASH_DROPPED('user_data.hashed_maids[0]'),
         HASH_DROPPED('user_data.hashed_maids[1]'),
-        'custom_data.content_ids[0] "a" matches no custom_data.contents[].id.',
-        'custom_data.content_ids[1] "b" matches no custom_data.contents[].id.',
+        NO_CONTENT(0, 'a'),
+        NO_CONTENT(1, 'b'),
       ],
     ),
   ],
   // 13: seconds divided by 1000 (1970); user_data {} has no identifier; value 249.99 as a number.
   '13-walkeros-checkout-seconds-divided-by-1000-empty-user-data.json': [
-    failed(
-      [
-        'event_time 1700001 (1970-01-20T16:13:21Z) is more than 7 days in the past; only events of the last 7 days are accepted.',
-        NEEDS_IDENTIFIER,
-        `${VALUE_TYPE('249.99')} Send "249.99".`,
-      ],
-      [],
-    ),
+    failed([TOO_OLD_1700001, NEEDS_IDENTIFIER, `${VALUE_TYPE('249.99')} Send "249.99".`], []),
   ],
   // 14: every hashed field a scalar (never echoed, C4); three unknown custom_data keys; value 0 as a number
   // (zero itself is fine on a page_visit, C86). Ten errors, all shown (C3).
   '14-edgee-page-visit-scalar-hashes-extra-custom-keys.json': [
     failed(
       [
-        ...['em', 'ph', 'ln', 'ct', 'country', 'external_id'].map(
-          (f) =>
-            `user_data.${f} must be an array of SHA-256 hex digests; received a single SHA-256 hex digest. Send the value as a one-element array.`,
-        ),
+        ...['em', 'ph', 'ln', 'ct', 'country', 'external_id'].map(SCALAR_HASH),
         'custom_data.page_name is not a known field; remove it.',
         'custom_data.page_title is not a known field; remove it.',
         'custom_data.page_category is not a known field; remove it.',
@@ -192,6 +196,157 @@ const EXPECTED: Record<string, Expected[]> = {
   ],
   // 18: opt_out_type "LDP" is accepted and stored as "ldp" (C4); IPv6 client IP.
   '18-lead-ldp-opt-out-california.json': [ok()],
+
+  // 19-33: real senders' bodies as their own tests and snapshots produce them (README rows 19-33).
+  // 19: RudderStack v5 processor Tests 21 and 22 (one event each, the same messageId: C6 makes the second a
+  // duplicate only because the two tests' bodies share this file); fn and user agent "chrome" as in file 01.
+  '19-rudderstack-v5-processor-custom-events-multi-value-arrays.json': [
+    ok(FN, CHROME),
+    ok(FN, CHROME, DUPLICATE(0)),
+  ],
+  // 20: RudderStack router Test 0 (v3), events 3-6 (0-2 are file 01's); "WatchVideo", the eventsMapping target
+  // in Tag style, is not a name (watch_video suggested), and its contents have no ids.
+  '20-rudderstack-router-v3-batch-search-signup-watchvideo.json': [
+    ok(FN, CHROME),
+    ok(FN, CHROME),
+    ok(FN, CHROME),
+    failed(
+      [INVALID_NAME('WatchVideo', 'watch_video')],
+      [FN, CHROME, NO_CONTENT(0, '507f1f77bcf86cd799439011'), NO_CONTENT(1, '505bd76785ebb509fc183733')],
+    ),
+  ],
+  // 21: RudderStack processor v3 web tests, one event each (all share one messageId: the duplicates are of this
+  // grouping); partner_name "testPartner" is not ss-<company> (dropped); Test 19 "custom event" as in file 02.
+  '21-rudderstack-v3-processor-web-events.json': [
+    ok(PARTNER_NAME('testPartner'), CHROME, FN),
+    ok(FN, CHROME),
+    ok(FN, CHROME, DUPLICATE(0)),
+    ok(FN, CHROME),
+    ok(FN, CHROME),
+    ok(FN, CHROME),
+    ok(FN, CHROME, DUPLICATE(3)),
+    ok(FN, CHROME, DUPLICATE(3)),
+    failed([INVALID_NAME('custom event', 'custom')], [CHROME, FN]),
+    ok(PARTNER_NAME('testPartner'), CHROME, FN, DUPLICATE(0)),
+  ],
+  // 22: RudderStack processor v3 Tests 12-15 (adTrackingEnabled): 13 has no e-mail and UA "chrome", so no
+  // identifier is left; 14 and 15 send placeholders ("Hashed phone", ...) as hashes, all dropped (C4).
+  '22-rudderstack-v3-processor-ad-tracking-view-category.json': [
+    ok(FN, CHROME),
+    failed([`${NEEDS_IDENTIFIER} Dropped: user_data.client_user_agent.`], [FN, CHROME]),
+    failed(
+      [`${NEEDS_IDENTIFIER} Dropped: user_data.hashed_maids[0], user_data.client_user_agent.`],
+      [
+        ...['ph', 'db', 'ln'].map((f) => HASH_DROPPED(`user_data.${f}[0]`)),
+        FN,
+        ...['ct', 'st', 'zp', 'country', 'hashed_maids', 'ge'].map((f) => HASH_DROPPED(`user_data.${f}[0]`)),
+        CHROME,
+      ],
+    ),
+    failed(
+      [`${NEEDS_IDENTIFIER} Dropped: user_data.hashed_maids[0], user_data.client_user_agent.`],
+      [
+        ...['ph', 'db', 'ln'].flatMap((f) => [0, 1].map((i) => HASH_DROPPED(`user_data.${f}[${i}]`))),
+        FN,
+        ...['ct', 'st', 'zp', 'country'].flatMap((f) =>
+          [0, 1].map((i) => HASH_DROPPED(`user_data.${f}[${i}]`)),
+        ),
+        HASH_DROPPED('user_data.hashed_maids[0]'),
+        HASH_DROPPED('user_data.ge[0]'),
+        HASH_DROPPED('user_data.ge[1]'),
+        CHROME,
+      ],
+    ),
+  ],
+  // 23-27: Segment's snapshot through its history: IP and user agent swapped and fn in every one (file 05).
+  '23-segment-snapshot-2023-04-checkout-signup-empty-custom-data.json': [
+    ok(SWAPPED_IP, SWAPPED_UA, FN),
+    ok(SWAPPED_IP, SWAPPED_UA, FN),
+  ],
+  '24-segment-snapshot-2023-07-checkout-value-undefined-string.json': [
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
+  ],
+  '25-segment-snapshot-2023-10-checkout-value-string-num-items-integer.json': [
+    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN),
+  ],
+  '26-segment-snapshot-2024-06-checkout-signup-click-id-partner-id.json': [
+    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN),
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
+  ],
+  '27-segment-snapshot-2025-06-signup-empty-custom-data.json': [ok(SWAPPED_IP, SWAPPED_UA, FN)],
+  // 28: walkerOS's other step examples: 1970 times (file 13) and, but for signup, an empty user_data.
+  '28-walkeros-step-examples-add-to-cart-page-visit-search-signup.json': [
+    ...Array.from({ length: 3 }, () => failed([TOO_OLD_1700001, NEEDS_IDENTIFIER], [])),
+    failed([TOO_OLD_1700001], []),
+  ],
+  // 29: WooCommerce's unit-test placeholders "Some IP address." and "Some user agent string." are both dropped,
+  // which leaves no identifier; product ids are integers.
+  '29-woocommerce-conversions-test-six-events.json': ((): Expected[] => {
+    const noId = `${NEEDS_IDENTIFIER} Dropped: user_data.client_ip_address, user_data.client_user_agent.`;
+    const dropped = [NOT_AN_IP, CHROME];
+    const ids = (n: number) => [
+      ...Array.from({ length: n }, (_, i) => NOT_A_STRING(`custom_data.content_ids[${i}]`, i + 1)),
+      ...Array.from({ length: n }, (_, i) => NOT_A_STRING(`custom_data.contents[${i}].id`, i + 1)),
+    ];
+    const noContent = (n: number) => Array.from({ length: n }, (_, i) => NO_CONTENT(i, String(i + 1)));
+    return [
+      failed([noId], dropped),
+      failed([noId, ...ids(3)], [...dropped, ...noContent(3)]),
+      failed([noId, ...ids(1)], [...dropped, ...noContent(1)]),
+      failed([noId], dropped),
+      failed([noId, ...ids(1)], [...dropped, ...noContent(1)]),
+      failed([noId], dropped),
+    ];
+  })(),
+  // 30: Pinterest's python-sdk integration test: two identical app_ios events, an e-mail only (C88 advice; the
+  // second is a duplicate, C6). Pinterest answered both processed without a warning.
+  '30-pinterest-python-sdk-test-success-two-identical-events.json': [
+    ok(LOW_MATCH_APP),
+    ok(LOW_MATCH_APP, DUPLICATE(0)),
+  ],
+  // 31: the same test with an unhashed e-mail: dropped, no identifier left (file 17 mix-5). Pinterest processed
+  // both with a warning.
+  '31-pinterest-python-sdk-test-fail-unhashed-email.json': Array.from({ length: 2 }, () =>
+    failed([`${NEEDS_IDENTIFIER} Dropped: user_data.em[0].`], [HASH_DROPPED('user_data.em[0]')]),
+  ),
+  // 32: Cloudflare Zaraz's managed component: action_source "brie", every hash a scalar, "bd" for db,
+  // opt_out_type "marketing", partner_name "Me" and np without an agreed partner (C23).
+  '32-cloudflare-zaraz-lead-invalid-action-source-scalar-hashes.json': [
+    failed(
+      [
+        'action_source must be one of "web", "app_ios", "app_android", "offline"; received "brie".',
+        ...['em', 'hashed_maids', 'ph', 'ge', 'ln', 'ct', 'st', 'zp', 'country', 'external_id'].map(
+          SCALAR_HASH,
+        ),
+        'custom_data.opt_out_type must be one of "ldp"; received "marketing".',
+      ],
+      [
+        PARTNER_NAME('Me'),
+        'user_data.bd is not a known field and was dropped.',
+        FN,
+        "custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name is absent. Leave it out unless Pinterest agreed it with you.",
+      ],
+    ),
+  ],
+  // 33: Segment's current unit tests run through its own code (one body per test, grouped: the tests share
+  // event_ids, hence the duplicates). User agent "5.5.5.5"; IP and user agent swapped where the test maps them so.
+  '33-segment-unit-tests-latest-and-legacy-fifteen-bodies.json': [
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD),
+    ok(FN, SWAPPED_IP, SWAPPED_UA),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB, DUPLICATE(0)),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, DUPLICATE(0)),
+    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_UA),
+    ok(SWAPPED_UA, DUPLICATE(6)),
+    ok(SWAPPED_UA, DUPLICATE(6)),
+    ok(SWAPPED_UA, CURRENCY_USD, LOW_MATCH_WEB, DUPLICATE(0)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+    ok(SWAPPED_UA),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+    ok(SWAPPED_UA, LOW_MATCH_WEB, DUPLICATE(12)),
+    ok(SWAPPED_UA, LOW_MATCH_WEB),
+  ],
 };
 
 const join = (messages: string[]) =>
@@ -202,8 +357,8 @@ const join = (messages: string[]) =>
       : `${messages.slice(0, 10).join('; ')}; and ${messages.length - 10} more`;
 
 describe('integrator payloads (fixtures/integrator-payloads)', () => {
-  it('the corpus is there: 18 bodies', () => {
-    expect(files).toHaveLength(18);
+  it('the corpus is there: 33 bodies', () => {
+    expect(files).toHaveLength(33);
   });
 
   it('has an expectation for every file of the corpus, and the corpus for every expectation', () => {
