@@ -140,7 +140,7 @@ export const PROBLEM_CODES = {
       reasons: {
         all_zeros: 'an all-zeros address is not a client IP',
         invalid: 'it is not a valid IPv4 or IPv6 address',
-        user_agent: 'it is a user agent, not an IP address (are the two fields swapped?)',
+        user_agent: 'it is a user agent, not an IP address',
       },
     },
     invalid_type: {
@@ -168,7 +168,7 @@ export const PROBLEM_CODES = {
         bot: 'it is a bot or automated client (it contains {match})',
         empty: 'it is empty',
         few_system_items: 'it names {count} system detail(s); a user agent names at least {min} in parentheses, such as (Windows NT 10.0; Win64)',
-        ip_address: 'it is an IP address, not a user agent (are the two fields swapped?)',
+        ip_address: 'it is an IP address, not a user agent',
         no_browser: 'it names no browser or app, only {products}; a user agent names its browser with its version, such as Chrome/126.0',
         no_product_token: 'it has no product/version token such as Mozilla/5.0',
         placeholder: '{value} is a placeholder, not a user agent',
