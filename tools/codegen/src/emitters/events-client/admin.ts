@@ -1,7 +1,7 @@
-import { type StatementStructures, StructureKind } from 'ts-morph';
+import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
-import { quote } from '../../emit/literal.js';
-import { constStatement, tsFile } from '../../emit/ts-file.js';
+import { doc, literal, quote } from '../../emit/literal.js';
+import { tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR, ParameterIR } from '../../ir/types.js';
 import { type Obj, operation, rawResponses, successStatus } from './operations.js';
 
@@ -12,6 +12,19 @@ import { type Obj, operation, rawResponses, successStatus } from './operations.j
  * answer with the schemas of @org/events-types. The inspector calls these by id; nothing of them is hand-built.
  */
 const ADMIN_PREFIX = '/admin/';
+
+/**
+ * A literal on one line, whatever its length: the table's entries share most of their members, and one line
+ * an operation reads as a table (and is not a run of repeated lines).
+ */
+function inline(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`;
+  if (value === null || typeof value !== 'object') return literal(value);
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return '{}';
+  const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : quote(k));
+  return `{ ${entries.map(([k, v]) => `${key(k)}: ${inline(v)}`).join(', ')} }`;
+}
 
 /** What a success answer is: JSON to parse, nothing (204), an event stream, or a file to download. */
 type Answer = 'json' | 'empty' | 'event-stream' | 'file';
@@ -85,26 +98,34 @@ export function adminFile(ir: IR, dir: string): EmittedFile {
     const response = responseType(ir, op, named);
     return { op, text: `{ path: ${path}; query: ${query}; body: ${body}; response: ${response} }` };
   });
+  const table = `{\n${ops
+    .map((op) => {
+      const entry = {
+        ...operation(ir, op),
+        query: Object.fromEntries(
+          op.parameters.filter((p) => p.in === 'query').map((p) => [p.name, queryKind(p)]),
+        ),
+        answer: success(ir, op).answer,
+      };
+      return `  ${quote(op.operationId)}: ${inline(entry)},`;
+    })
+    .join('\n')}\n}`;
   const statements: (string | StatementStructures)[] = [
     `import type { ${[...named].sort().join(', ')} } from '@org/events-types';`,
-    constStatement(
-      'ADMIN_OPERATIONS',
-      Object.fromEntries(
-        ops.map((op) => [
-          op.operationId,
-          {
-            ...operation(ir, op),
-            query: Object.fromEntries(
-              op.parameters.filter((p) => p.in === 'query').map((p) => [p.name, queryKind(p)]),
-            ),
-            answer: success(ir, op).answer,
-          },
-        ]),
-      ),
-      'The admin API, keyed by operationId: the shape of CLIENT_OPERATIONS, the header a cookie-authenticated ' +
-        'call adds (csrfHeader, C71), the query parameters in the order of the spec with their type or enum ' +
-        'values, and what the success answers: json, empty, an event-stream or a file (C106).',
-    ),
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [
+        doc(
+          'The admin API, keyed by operationId: the shape of CLIENT_OPERATIONS, the header a cookie-' +
+            'authenticated call adds (csrfHeader, C71), the query parameters in the order of the spec with ' +
+            'their type or enum values, and what the success answers: json, empty, an event-stream or a file ' +
+            '(C106). One line an operation.',
+        ),
+      ],
+      declarations: [{ name: 'ADMIN_OPERATIONS', initializer: `${table} as const` }],
+    },
     {
       kind: StructureKind.Interface,
       name: 'AdminOperations',
