@@ -5,6 +5,7 @@ import {
   EVENT_FILTER_KEYS,
   exportHref,
   fromQuery,
+  listQuery,
   matchesFilters,
   REQUEST_FILTER_KEYS,
   type RequestFilters,
@@ -33,8 +34,8 @@ describe('filters and query strings', () => {
       toQuery({ test: 'true', ad_account_id: ' 123 ', status: '', outcome: 'failed' }, REQUEST_FILTER_KEYS),
     ).toBe('?ad_account_id=123&outcome=failed&test=true');
     expect(toQuery({}, REQUEST_FILTER_KEYS)).toBe('');
-    expect(toQuery({ event_name: 'add to cart&x=1' }, EVENT_FILTER_KEYS, { limit: 50, cursor: null })).toBe(
-      '?event_name=add+to+cart%26x%3D1&limit=50',
+    expect(toQuery({ event_name: 'add to cart&x=1' }, EVENT_FILTER_KEYS)).toBe(
+      '?event_name=add+to+cart%26x%3D1',
     );
   });
 
@@ -48,11 +49,32 @@ describe('filters and query strings', () => {
     expect(fromQuery('?status=400&token=secret&cursor=x', REQUEST_FILTER_KEYS)).toEqual({ status: '400' });
   });
 
-  it('export links carry the filters and the format, never a token', () => {
+  it("export links carry the filters and the format in the spec's order, never a token", () => {
+    expect(exportHref('admin/requests/export', 'csv', { ad_account_id: '1', outcome: 'failed' })).toBe(
+      '/admin/requests/export?format=csv&ad_account_id=1&outcome=failed',
+    );
+    expect(exportHref('admin/events/export', 'ndjson', { outcome: 'failed' })).toBe(
+      '/admin/events/export?format=ndjson',
+    );
+  });
+
+  it("turns the URL's filters into the operation's typed query, leaving out what it would refuse", () => {
     expect(
-      exportHref('requests', 'csv', { ad_account_id: '1', outcome: 'failed' }, REQUEST_FILTER_KEYS),
-    ).toBe('/admin/requests/export?ad_account_id=1&outcome=failed&format=csv');
-    expect(exportHref('events', 'ndjson', {}, EVENT_FILTER_KEYS)).toBe('/admin/events/export?format=ndjson');
+      listQuery('admin/requests/list', {
+        status: ' 400 ',
+        since: '1700000000',
+        outcome: 'failed',
+        test: 'true',
+        event_id: 'not a parameter of this list',
+      }),
+    ).toEqual({ status: 400, since: 1_700_000_000, outcome: 'failed', test: 'true' });
+    expect(
+      listQuery('admin/requests/list', { status: '4xx', outcome: 'lost', test: 'yes', until: '' }),
+    ).toEqual({});
+    expect(listQuery('admin/events/list', { event_id: 'o-1', status: '400' })).toEqual({ event_id: 'o-1' });
+    expect(listQuery('admin/requests/stream', { ad_account_id: '7', status: '200' })).toEqual({
+      ad_account_id: '7',
+    });
   });
 });
 

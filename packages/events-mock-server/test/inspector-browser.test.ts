@@ -229,6 +229,19 @@ describe.skipIf(!hasChromium)(
       await page.locator('h1 code', { hasText: ids.good! }).waitFor();
     }, 30_000);
 
+    it('pages stored events: the first page, then the older ones with "Load older" (C107)', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const batch = Array.from({ length: 60 }, (_, i) => event(now, { event_id: `paged-${i}` }));
+      expect((await send(batch)).status).toBe(200);
+      await page.goto(`${server.url}/inspector/#/events?ad_account_id=${account}`);
+      const rows = page.locator('table.events tbody tr');
+      await expect.poll(() => rows.count()).toBe(50);
+      await page.click('button:has-text("Load older")');
+      // The 60 of this batch and the 2 stored earlier (good-1, good-2), each once; nothing older is left.
+      await expect.poll(() => rows.count()).toBe(62);
+      await page.locator('button:has-text("Load older")').waitFor({ state: 'detached' });
+    }, 30_000);
+
     it('lists faults, adds one with the form, and deletes it', async () => {
       await page.goto(`${server.url}/inspector/#/faults`);
       await page.locator('text=No faults').waitFor();

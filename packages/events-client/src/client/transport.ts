@@ -1,11 +1,18 @@
+import { ADMIN_OPERATIONS, type AdminOperationId } from '../generated/admin.gen.js';
 import { CLIENT_OPERATIONS, type ClientOperationId, RESPONSE_HEADERS } from '../generated/api.gen.js';
 import { nextDelayMs, type RetryOptions, retryAfterSeconds, sleep } from './backoff.js';
 import { EventsApiError, EventsConnectionError, type SendError, toErrorBody } from './errors.js';
 
 /** What every request needs: where, who, how to fetch, how to retry. */
 export interface TransportOptions {
+  /** The service's origin; '' for the origin of the page that calls (a page the server serves). */
   baseUrl: string;
-  token: string;
+  /** Sent as `Authorization: Bearer`; absent when a session cookie authenticates (C64). */
+  token?: string;
+  /** The session's CSRF token, for the operations whose cookie alternative requires it (C71). */
+  csrfToken?: () => string | null;
+  /** Merged into every fetch (a browser's `credentials`, `referrerPolicy`). */
+  init?: RequestInit;
   /** The platform fetch by default; pass another (a proxy agent, a test double of the platform's). */
   fetch?: typeof globalThis.fetch;
   retry: Required<RetryOptions>;
@@ -17,8 +24,17 @@ export interface TransportOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/** A sender's operation or an admin one (C106): both tables have the shape the transport reads. */
+export type OperationId = ClientOperationId | AdminOperationId;
+
+export function operationOf(id: OperationId) {
+  return id in CLIENT_OPERATIONS
+    ? CLIENT_OPERATIONS[id as ClientOperationId]
+    : ADMIN_OPERATIONS[id as AdminOperationId];
+}
+
 export interface RetryInfo {
-  operationId: ClientOperationId;
+  operationId: OperationId;
   attempt: number;
   delayMs: number;
   status: number | null;
@@ -35,8 +51,9 @@ export type CallResult =
   | { ok: true; status: number; headers: Headers; text: string; attempts: number; requestId: string | null }
   | { ok: false; error: SendError; attempts: number };
 
-function url(baseUrl: string, operationId: ClientOperationId, input: CallInput): string {
-  const op = CLIENT_OPERATIONS[operationId];
+/** The URL of a call: path parameters encoded, the query as given (its order kept). */
+export function url(baseUrl: string, operationId: OperationId, input: CallInput): string {
+  const op = operationOf(operationId);
   let path: string = op.path;
   for (const name of op.pathParams) {
     const v = input.params[name];
@@ -53,19 +70,18 @@ function url(baseUrl: string, operationId: ClientOperationId, input: CallInput):
  */
 export async function call(
   o: TransportOptions,
-  operationId: ClientOperationId,
+  operationId: OperationId,
   input: CallInput,
 ): Promise<CallResult> {
-  const op = CLIENT_OPERATIONS[operationId];
+  const op = operationOf(operationId);
   const retryable: readonly number[] = op.retryable;
   const target = url(o.baseUrl, operationId, input);
   const doFetch = o.fetch ?? globalThis.fetch;
   const started = Date.now();
-  const headers: Record<string, string> = {
-    ...o.headers,
-    authorization: `Bearer ${o.token}`,
-    accept: 'application/json',
-  };
+  const headers: Record<string, string> = { ...o.headers, accept: 'application/json' };
+  if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+  const csrf = op.csrfHeader === null ? null : o.csrfToken?.();
+  if (op.csrfHeader !== null && csrf) headers[op.csrfHeader] = csrf;
   if (input.body !== undefined) headers['content-type'] = 'application/json';
   for (let attempt = 1; ; attempt++) {
     let error: SendError;
@@ -73,6 +89,7 @@ export async function call(
     let status: number | null = null;
     try {
       const res = await doFetch(target, {
+        ...o.init,
         method: op.method,
         headers,
         ...(input.body !== undefined ? { body: input.body } : {}),

@@ -10,6 +10,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'advertiser_defined_events/delete': {
       method: 'DELETE',
@@ -20,6 +21,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'advertiser_defined_events/get': {
       method: 'GET',
@@ -30,6 +32,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'advertiser_defined_events/update': {
       method: 'PATCH',
@@ -40,6 +43,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'custom_event_types/create': {
       method: 'POST',
@@ -50,6 +54,7 @@ export const CLIENT_OPERATIONS = {
       success: 201,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'custom_event_types/delete': {
       method: 'DELETE',
@@ -60,6 +65,7 @@ export const CLIENT_OPERATIONS = {
       success: 204,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'custom_event_types/list': {
       method: 'GET',
@@ -70,6 +76,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['oauth2'],
+      csrfHeader: null,
     },
     'events/create': {
       method: 'POST',
@@ -80,6 +87,7 @@ export const CLIENT_OPERATIONS = {
       success: 200,
       retryable: [429, 503],
       security: ['conversion_token', 'oauth2'],
+      csrfHeader: null,
     },
   } as const;
 /** What one events request may hold (C1, C2): the client splits within these (C56). */

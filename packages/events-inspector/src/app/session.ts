@@ -2,19 +2,19 @@
 // HttpOnly cookie authenticates every later call, the event stream and export downloads. The page never
 // stores the token and never puts it in a URL. The session's CSRF token (C71), answered at sign-in and by
 // GET /admin/session after a reload, is kept in memory and sent on every call that changes state.
-import type { AdminSession } from '@org/events-types';
+import { EventsApiError } from '@org/events-client';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { ApiError, api, setCsrfToken } from './api/client.js';
+import { admin, setCsrfToken } from './api/client.js';
 
 export async function signIn(token: string): Promise<void> {
-  const session = await api.post<AdminSession>('/admin/session', { token });
+  const session = await admin.call('admin/session/create', { body: { token } });
   setCsrfToken(session.csrf_token);
 }
 
 export async function signOut(): Promise<void> {
   try {
-    await api.del('/admin/session');
+    await admin.call('admin/session/delete');
   } finally {
     setCsrfToken(null);
   }
@@ -23,10 +23,10 @@ export async function signOut(): Promise<void> {
 /** Whether the cookie (if any) is a live session; if so its CSRF token is kept for later calls. */
 export async function probeSession(): Promise<boolean> {
   try {
-    setCsrfToken((await api.get<AdminSession>('/admin/session')).csrf_token);
+    setCsrfToken((await admin.call('admin/session/get')).csrf_token);
     return true;
   } catch (e) {
-    if (e instanceof ApiError && e.status === 401) return false;
+    if (e instanceof EventsApiError && e.status === 401) return false;
     throw e;
   }
 }
@@ -45,7 +45,7 @@ export function useApiCall() {
     try {
       return { ok: true, value: await fn() };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) session.expired();
+      if (error instanceof EventsApiError && error.status === 401) session.expired();
       return { ok: false, error };
     }
   };

@@ -15,9 +15,3 @@ export type {
 export type RequestDetail = Detail;
 export type RequestItem = RequestLogItem;
 export type TimelineBucket = AccountReportTimelineRow;
-
-/** One page of a cursor-paged admin list. */
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}

@@ -1,18 +1,17 @@
 import { exportHref, type Filters } from '../lib/filters.js';
 
 /** The NDJSON and CSV export buttons of a list, carrying its current filters (the cookie authenticates). */
-export function ExportLinks<K extends string>(props: {
-  list: 'requests' | 'events';
-  filters: Filters<K>;
-  keys: readonly K[];
+export function ExportLinks(props: {
+  operation: 'admin/requests/export' | 'admin/events/export';
+  filters: Filters<string>;
 }) {
-  const { list, filters, keys } = props;
+  const { operation, filters } = props;
   return (
     <>
-      <a class="button" href={exportHref(list, 'ndjson', filters, keys)} download>
+      <a class="button" href={exportHref(operation, 'ndjson', filters)} download>
         Export NDJSON
       </a>
-      <a class="button" href={exportHref(list, 'csv', filters, keys)} download>
+      <a class="button" href={exportHref(operation, 'csv', filters)} download>
         Export CSV
       </a>
     </>

@@ -7,6 +7,8 @@ export interface Field {
   options?: [string, string][];
   placeholder?: string;
   list?: string;
+  /** What the input accepts (a number where the operation's query takes an integer, C107). */
+  pattern?: string;
 }
 
 interface Props {
@@ -45,6 +47,7 @@ export function FilterForm({ fields, values, onApply, children }: Props) {
               value={values[f.key] ?? ''}
               placeholder={f.placeholder ?? 'any'}
               list={f.list}
+              pattern={f.pattern}
               autocomplete="off"
             />
           )}

@@ -1,7 +1,11 @@
 // Filters of the lists as the admin API takes them: the page keeps them in its URL hash (so a reload or a
-// shared link shows the same list), turns them into the query string of GET /admin/requests, the stream and
-// the export links, and applies them to requests that arrive live.
+// shared link shows the same list), turns them into the typed query of the list, the stream and the export
+// operations (C107), and applies them to requests that arrive live.
+import { ADMIN_OPERATIONS, type AdminOperationId, type AdminOperations } from '@org/events-client';
+import { admin } from '../api/client.js';
 import type { RequestSummary } from '../api/types.js';
+
+type QueryKey<Id extends AdminOperationId> = keyof AdminOperations[Id]['query'];
 
 /** Query parameters of GET /admin/requests (and its export), in the order they are written. */
 export const REQUEST_FILTER_KEYS = [
@@ -12,9 +16,15 @@ export const REQUEST_FILTER_KEYS = [
   'test',
   'since',
   'until',
-] as const;
+] as const satisfies readonly QueryKey<'admin/requests/list' | 'admin/requests/export'>[];
 /** Query parameters of GET /admin/events (and its export). */
-export const EVENT_FILTER_KEYS = ['ad_account_id', 'event_name', 'event_id', 'since', 'until'] as const;
+export const EVENT_FILTER_KEYS = [
+  'ad_account_id',
+  'event_name',
+  'event_id',
+  'since',
+  'until',
+] as const satisfies readonly QueryKey<'admin/events/list' | 'admin/events/export'>[];
 
 export type RequestFilterKey = (typeof REQUEST_FILTER_KEYS)[number];
 export type EventFilterKey = (typeof EVENT_FILTER_KEYS)[number];
@@ -22,19 +32,13 @@ export type Filters<K extends string> = Partial<Record<K, string>>;
 export type RequestFilters = Filters<RequestFilterKey>;
 export type EventFilters = Filters<EventFilterKey>;
 
-/** `?a=1&b=2` of the non-empty values (trimmed) of `keys`, then `extra`; '' when there is none. */
-export function toQuery<K extends string>(
-  filters: Filters<K>,
-  keys: readonly K[],
-  extra: Record<string, string | number | null | undefined> = {},
-): string {
+/** `?a=1&b=2` of the non-empty values (trimmed) of `keys`, for the page's own URL; '' when there is none. */
+export function toQuery<K extends string>(filters: Filters<K>, keys: readonly K[]): string {
   const q = new URLSearchParams();
   for (const k of keys) {
     const v = filters[k]?.trim();
     if (v) q.set(k, v);
   }
-  for (const [k, v] of Object.entries(extra))
-    if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : '';
 }
@@ -74,13 +78,36 @@ export function matchesFilters(s: RequestSummary, f: RequestFilters): boolean {
   return true;
 }
 
+/**
+ * The filters (text, from the page's URL) as the typed query of an admin operation, with the kinds its
+ * table gives: an integer parameter only when the text is an integer, an enum one only when it is one of the
+ * values; other filters and parameters the operation does not take are left out (C107).
+ */
+export function listQuery<Id extends AdminOperationId>(
+  id: Id,
+  filters: Filters<string>,
+): AdminOperations[Id]['query'] {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [name, kind] of Object.entries(ADMIN_OPERATIONS[id].query) as [string, string | string[]][]) {
+    const v = filters[name]?.trim();
+    if (!v) continue;
+    if (Array.isArray(kind)) {
+      if (kind.includes(v)) out[name] = v;
+    } else if (kind === 'integer') {
+      if (/^-?\d+$/.test(v)) out[name] = Number(v);
+    } else if (kind === 'boolean') {
+      if (v === 'true' || v === 'false') out[name] = v === 'true';
+    } else out[name] = v;
+  }
+  // Built from the same table the type is generated from.
+  return out as AdminOperations[Id]['query'];
+}
+
 /** The export link of a list: its filters and the format; the session cookie authenticates the download. */
-export function exportHref<K extends string>(
-  list: 'requests' | 'events',
+export function exportHref(
+  id: 'admin/requests/export' | 'admin/events/export',
   format: 'ndjson' | 'csv',
-  filters: Filters<K>,
-  keys: readonly K[],
+  filters: Filters<string>,
 ): string {
-  const q = toQuery(filters, keys, { format });
-  return `/admin/${list}/export${q}`;
+  return admin.url(id, { query: { ...listQuery(id, filters), format } });
 }

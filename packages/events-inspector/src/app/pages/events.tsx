@@ -1,37 +1,15 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, describeError } from '../api/client.js';
-import type { Page, StoredEvent } from '../api/types.js';
+import { useMemo } from 'preact/hooks';
+import { usePagedList } from '../api/paged-list.js';
 import { ExportLinks } from '../components/export-links.js';
 import { FilterForm } from '../components/filter-form.js';
-import { EVENT_FILTER_KEYS, type EventFilters, fromQuery, toQuery } from '../lib/filters.js';
+import { EVENT_FILTER_KEYS, type EventFilters, fromQuery, listQuery, toQuery } from '../lib/filters.js';
 import { dateTimeOf } from '../lib/format.js';
-import { useApiCall } from '../session.js';
 
-const PAGE = 50;
-
-/** Stored events (GET /admin/events), newest first, a page at a time. */
+/** Stored events (the operation admin/events/list), newest first, a page at a time. */
 export function EventsPage({ query }: { query: string }) {
   const filters = useMemo(() => fromQuery(query, EVENT_FILTER_KEYS), [query]);
-  const [rows, setRows] = useState<StoredEvent[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const run = useApiCall();
-
-  const load = async (from: string | null) => {
-    const r = await run(() =>
-      api.get<Page<StoredEvent>>(
-        `/admin/events${toQuery(filters, EVENT_FILTER_KEYS, { limit: PAGE, cursor: from })}`,
-      ),
-    );
-    if (!r.ok) return setError(describeError(r.error));
-    setError(null);
-    setRows((prev) => (from ? [...prev, ...r.value.items] : r.value.items));
-    setCursor(r.value.next_cursor ?? null);
-  };
-  useEffect(() => {
-    setRows([]);
-    load(null);
-  }, [filters]);
+  const listed = useMemo(() => listQuery('admin/events/list', filters), [filters]);
+  const { rows, error, hasMore, more } = usePagedList('admin/events/list', listed);
 
   const apply = (v: EventFilters) => {
     location.hash = `#/events${toQuery(v, EVENT_FILTER_KEYS)}`;
@@ -41,7 +19,7 @@ export function EventsPage({ query }: { query: string }) {
       <div class="title-row">
         <h1>Stored events</h1>
         <span class="spacer" />
-        <ExportLinks list="events" filters={filters} keys={EVENT_FILTER_KEYS} />
+        <ExportLinks operation="admin/events/export" filters={filters} />
       </div>
       <FilterForm
         key={query}
@@ -93,8 +71,8 @@ export function EventsPage({ query }: { query: string }) {
         </tbody>
       </table>
       {rows.length === 0 && !error && <p class="muted empty">No stored events match.</p>}
-      {cursor && (
-        <button type="button" onClick={() => load(cursor)}>
+      {hasMore && (
+        <button type="button" onClick={more}>
           Load older
         </button>
       )}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, describeError } from '../api/client.js';
+import { admin, describeError } from '../api/client.js';
 import type { Fault, FaultKind } from '../api/types.js';
 import { faultSpecOf } from '../lib/fault-form.js';
 import { dateTimeOf } from '../lib/format.js';
@@ -13,7 +13,7 @@ export function FaultsPage() {
   const run = useApiCall();
 
   const load = async () => {
-    const r = await run(() => api.get<{ items: Fault[] }>('/admin/faults'));
+    const r = await run(() => admin.call('admin/faults/list'));
     if (r.ok) setFaults(r.value.items);
     else setError(describeError(r.error));
   };
@@ -26,15 +26,20 @@ export function FaultsPage() {
     const form = e.currentTarget as HTMLFormElement;
     const spec = faultSpecOf(Object.fromEntries(new FormData(form)) as Record<string, string>);
     if (typeof spec === 'string') return setError(spec);
-    const r = await run(() => api.post<Fault>('/admin/faults', spec));
+    const r = await run(() => admin.call('admin/faults/create', { body: spec }));
     if (!r.ok) return setError(describeError(r.error));
     setError(null);
     form.reset();
     setKind('rate_limited');
     load();
   };
-  const remove = async (path: string) => {
-    const r = await run(() => api.del(path));
+  /** One fault by its id, or every fault. */
+  const remove = async (id: string | null) => {
+    const r = await run(() =>
+      id === null
+        ? admin.call('admin/faults/clear')
+        : admin.call('admin/faults/delete', { path: { fault_id: id } }),
+    );
     if (!r.ok) setError(describeError(r.error));
     load();
   };
@@ -45,7 +50,7 @@ export function FaultsPage() {
         <h1>Faults</h1>
         <span class="spacer" />
         {faults && faults.length > 0 && (
-          <button type="button" class="danger" onClick={() => remove('/admin/faults')}>
+          <button type="button" class="danger" onClick={() => remove(null)}>
             Delete all
           </button>
         )}
@@ -86,11 +91,7 @@ export function FaultsPage() {
               <td class="n">{f.matched}</td>
               <td>{dateTimeOf(f.created_at).slice(0, 19)}</td>
               <td>
-                <button
-                  type="button"
-                  class="link danger"
-                  onClick={() => remove(`/admin/faults/${encodeURIComponent(f.id)}`)}
-                >
+                <button type="button" class="link danger" onClick={() => remove(f.id)}>
                   Delete
                 </button>
               </td>

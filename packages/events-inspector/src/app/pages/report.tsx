@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, describeError } from '../api/client.js';
-import type { AccountReport, Page, RequestSummary } from '../api/types.js';
+import { admin, describeError } from '../api/client.js';
+import type { AccountReport } from '../api/types.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { useApiCall } from '../session.js';
 
@@ -12,7 +12,7 @@ export function ReportPage({ account }: { account: string }) {
   const run = useApiCall();
   // The ad accounts of recent requests, offered as links (the admin API has no list of accounts).
   useEffect(() => {
-    run(() => api.get<Page<RequestSummary>>('/admin/requests?limit=200')).then((r) => {
+    run(() => admin.call('admin/requests/list', { query: { limit: 200 } })).then((r) => {
       if (r.ok) setRecent([...new Set(r.value.items.map((i) => i.ad_account_id))].sort());
     });
   }, []);
@@ -20,7 +20,7 @@ export function ReportPage({ account }: { account: string }) {
     setReport(null);
     setError(null);
     if (!account) return;
-    run(() => api.get<AccountReport>(`/admin/reports/${encodeURIComponent(account)}`)).then((r) =>
+    run(() => admin.call('admin/reports/get', { path: { ad_account_id: account } })).then((r) =>
       r.ok ? setReport(r.value) : setError(describeError(r.error)),
     );
   }, [account]);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, describeError } from '../api/client.js';
+import { admin, describeError } from '../api/client.js';
 import type { MatchQuality, RequestDetail, RequestItem } from '../api/types.js';
 import { JsonView } from '../components/json-view.js';
 import { Refusal } from '../components/refusal.js';
@@ -15,7 +15,7 @@ export function RequestDetailPage({ id }: { id: string }) {
   useEffect(() => {
     setDetail(null);
     setError(null);
-    run(() => api.get<RequestDetail>(`/admin/requests/${encodeURIComponent(id)}`)).then((r) =>
+    run(() => admin.call('admin/requests/get', { path: { request_id: id } })).then((r) =>
       r.ok ? setDetail(r.value) : setError(describeError(r.error)),
     );
   }, [id]);

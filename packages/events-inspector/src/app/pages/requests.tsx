@@ -1,83 +1,51 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, describeError } from '../api/client.js';
-import type { Page, RequestSummary } from '../api/types.js';
+import { admin } from '../api/client.js';
+import { usePagedList } from '../api/paged-list.js';
+import type { RequestSummary } from '../api/types.js';
 import { ExportLinks } from '../components/export-links.js';
 import { FilterForm } from '../components/filter-form.js';
 import {
   fromQuery,
+  listQuery,
   matchesFilters,
   REQUEST_FILTER_KEYS,
   type RequestFilters,
   toQuery,
 } from '../lib/filters.js';
 import { timeOf } from '../lib/format.js';
-import { useApiCall } from '../session.js';
 
-const PAGE = 50;
 /** Rows kept while the stream adds more: a page left open all day stays small. */
 const MAX_ROWS = 2000;
 type Live = 'connecting' | 'live' | 'reconnecting';
 
 /**
- * Requests to the events endpoint, newest first: the first page from GET /admin/requests, then every new
- * request as the server logs it (EventSource on /admin/requests/stream), kept when it matches the filters.
+ * Requests to the events endpoint, newest first: the pages of admin/requests/list, then every new request as
+ * the server logs it (EventSource on admin/requests/stream), kept when it matches the filters.
  */
 export function RequestsPage({ query }: { query: string }) {
   const filters = useMemo(() => fromQuery(query, REQUEST_FILTER_KEYS), [query]);
-  const [rows, setRows] = useState<RequestSummary[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const listed = useMemo(() => listQuery('admin/requests/list', filters), [filters]);
+  // Rows that arrived on the stream while a page loaded stay on top, once.
+  const { rows, setRows, error, hasMore, more } = usePagedList('admin/requests/list', listed, merge);
   const [live, setLive] = useState<Live>('connecting');
   const [accounts, setAccounts] = useState<string[]>([]);
-  const run = useApiCall();
 
-  const remember = (list: RequestSummary[]) =>
-    setAccounts((prev) => [...new Set([...prev, ...list.map((r) => r.ad_account_id)])].sort());
+  const remember = (ids: string[]) => setAccounts((prev) => [...new Set([...prev, ...ids])].sort());
+  useEffect(() => remember(rows.map((r) => r.ad_account_id)), [rows]);
 
   useEffect(() => {
-    let closed = false;
-    setRows([]);
-    setCursor(null);
-    setError(null);
-    run(() =>
-      api.get<Page<RequestSummary>>(
-        `/admin/requests${toQuery(filters, REQUEST_FILTER_KEYS, { limit: PAGE })}`,
-      ),
-    ).then((r) => {
-      if (closed) return;
-      if (!r.ok) return setError(describeError(r.error));
-      // Rows that arrived on the stream while the page loaded stay on top, once.
-      setRows((prev) => merge(prev, r.value.items));
-      setCursor(r.value.next_cursor);
-      remember(r.value.items);
-    });
     const stream = new EventSource(
-      `/admin/requests/stream${toQuery({ ad_account_id: filters.ad_account_id }, ['ad_account_id'])}`,
+      admin.url('admin/requests/stream', { query: listQuery('admin/requests/stream', filters) }),
     );
     stream.onopen = () => setLive('live');
     stream.onerror = () => setLive('reconnecting');
     stream.addEventListener('request', (e) => {
       const s = JSON.parse((e as MessageEvent<string>).data) as RequestSummary;
-      remember([s]);
+      remember([s.ad_account_id]);
       if (matchesFilters(s, filters)) setRows((prev) => merge([s], prev));
     });
-    return () => {
-      closed = true;
-      stream.close();
-    };
+    return () => stream.close();
   }, [filters]);
-
-  const more = async () => {
-    if (!cursor) return;
-    const r = await run(() =>
-      api.get<Page<RequestSummary>>(
-        `/admin/requests${toQuery(filters, REQUEST_FILTER_KEYS, { limit: PAGE, cursor })}`,
-      ),
-    );
-    if (!r.ok) return setError(describeError(r.error));
-    setRows((prev) => merge(prev, r.value.items));
-    setCursor(r.value.next_cursor);
-  };
 
   const apply = (v: RequestFilters) => {
     location.hash = `#/requests${toQuery(v, REQUEST_FILTER_KEYS)}`;
@@ -91,7 +59,7 @@ export function RequestsPage({ query }: { query: string }) {
           {live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}
         </span>
         <span class="spacer" />
-        <ExportLinks list="requests" filters={filters} keys={REQUEST_FILTER_KEYS} />
+        <ExportLinks operation="admin/requests/export" filters={filters} />
       </div>
       <FilterForm
         key={query}
@@ -99,7 +67,7 @@ export function RequestsPage({ query }: { query: string }) {
         onApply={apply}
         fields={[
           { key: 'ad_account_id', label: 'Ad account', list: 'accounts' },
-          { key: 'status', label: 'HTTP status', placeholder: 'any, e.g. 400' },
+          { key: 'status', label: 'HTTP status', placeholder: 'any, e.g. 400', pattern: '[1-5][0-9]{2}' },
           {
             key: 'outcome',
             label: 'Events',
@@ -170,7 +138,7 @@ export function RequestsPage({ query }: { query: string }) {
       {rows.length === 0 && !error && (
         <p class="muted empty">No requests yet. Send events and they appear here.</p>
       )}
-      {cursor && (
+      {hasMore && (
         <button type="button" onClick={more}>
           Load older
         </button>

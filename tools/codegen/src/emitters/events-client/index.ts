@@ -2,76 +2,21 @@ import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
-import type { IR, OperationIR } from '../../ir/types.js';
+import type { IR } from '../../ir/types.js';
+import { adminFile } from './admin.js';
+import { components, operation, retryAfterName } from './operations.js';
 
 /**
  * @org/events-client: what the sender needs to know of the spec (C55): the operations an integrator calls
- * (events and custom event types, not operations/admin), the batch limits it splits by, the header names it
- * reads, the statuses it may retry (those whose response declares Retry-After) and the request errors it
- * turns into typed errors. The runtime in packages/events-client/src reads nothing else of the spec.
+ * (events and custom event types), the batch limits it splits by, the header names it reads, the statuses it
+ * may retry (those whose response declares Retry-After) and the request errors it turns into typed errors;
+ * and in admin.gen.ts the admin API, typed, for operators and the inspector (C106). The runtime in
+ * packages/events-client/src reads nothing else of the spec.
  */
 const DIR = 'packages/events-client/src/generated';
 
-type Obj = Record<string, unknown>;
-
-/** Tags of the operations a client calls; operations/admin endpoints belong to operators. */
+/** Tags of the operations a sender calls; the admin API is emitted apart (admin.ts). */
 const CLIENT_TAGS = new Set(['conversion_events', 'custom_event_types']);
-
-function components(ir: IR, kind: string): Record<string, Obj> {
-  return (((ir.openapi.components as Obj)[kind] ?? {}) as Record<string, Obj>) ?? {};
-}
-
-function deref(ir: IR, o: Obj, kind: string): Obj {
-  const ref = o.$ref;
-  if (typeof ref !== 'string') return o;
-  const name = ref.split('/').pop()!;
-  const target = components(ir, kind)[name];
-  if (!target) throw new Error(`events-client: unresolved ${ref}`);
-  return target;
-}
-
-/** The name of the component header that holds `Retry-After`. */
-function retryAfterName(ir: IR): string {
-  const found = Object.values(components(ir, 'headers')).find(
-    (h) => String(h['x-name']).toLowerCase() === ir.rateLimits.headers.retryAfter?.toLowerCase(),
-  );
-  if (!found) throw new Error('events-client: no component header is Retry-After (rate-limits.yaml headers)');
-  return String(found['x-name']);
-}
-
-/** Statuses of an operation whose response declares Retry-After: the ones worth retrying (C55). */
-function retryableStatuses(ir: IR, op: OperationIR): number[] {
-  const item = (ir.openapi.paths as Record<string, Obj>)[op.path]?.[op.method] as Obj | undefined;
-  const responses = (item?.responses ?? {}) as Record<string, Obj>;
-  const name = retryAfterName(ir).toLowerCase();
-  return Object.entries(responses)
-    .filter(([status]) => /^\d{3}$/.test(status))
-    .filter(([, r]) => {
-      const headers = (deref(ir, r, 'responses').headers ?? {}) as Record<string, Obj>;
-      return Object.keys(headers).some((h) => h.toLowerCase() === name);
-    })
-    .map(([status]) => Number(status))
-    .sort((a, b) => a - b);
-}
-
-function successStatus(op: OperationIR): number {
-  const ok = op.responses.map((r) => Number(r.status)).filter((s) => s >= 200 && s < 300);
-  if (ok.length !== 1) throw new Error(`events-client: ${op.operationId} needs exactly one 2xx response`);
-  return ok[0]!;
-}
-
-function operation(ir: IR, op: OperationIR) {
-  return {
-    method: op.method.toUpperCase(),
-    path: op.path,
-    pathParams: op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
-    testParam: op.testMode ? (op.parameters.find((p) => p.in === 'query' && !p.aliasOf)?.name ?? null) : null,
-    hasBody: op.requestBody !== undefined,
-    success: successStatus(op),
-    retryable: retryableStatuses(ir, op),
-    security: op.security.map((s) => s.scheme),
-  };
-}
 
 function limit(ir: IR, key: string): number {
   const l = ir.limits.find((x) => x.key === key);
@@ -146,6 +91,6 @@ export const eventsClientEmitter: Emitter = {
   name: 'events-client',
   owns: [DIR],
   emit(ir) {
-    return [apiFile(ir)];
+    return [apiFile(ir), adminFile(ir, DIR)];
   },
 };
