@@ -26,6 +26,15 @@ describe('error bodies from the outcome table', () => {
     ]);
   });
 
+  test('no route: 404 not_found with the endpoint_unknown problem', async () => {
+    h = await startHarness();
+    const r = await h.call('DELETE', '/v5/nowhere?x=1');
+    expect(r.status).toBe(404);
+    expect(r.text).toBe(
+      '{"code":2,"message":"Not found.","details":[{"path":"url","problem":"no endpoint DELETE /v5/nowhere"}]}',
+    );
+  });
+
   test('an unexpected failure: 500 internal_error, nothing of the failure in the body', async () => {
     // A published document that is no YAML fails where nothing expects it: a defect, not a refusal.
     h = await startHarness({ docs: { openapiYaml: 'servers: [' } });

@@ -243,9 +243,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
-    const re = new RequestError('not_found', [
-      { path: 'url', problem: `no endpoint ${req.method} ${path.slice(0, 200)}` },
-    ]);
+    const re = requestError('endpoint_unknown', 'url', { method: req.method, path: path.slice(0, 200) });
     reply.code(re.status).send(re.body);
   });
 

@@ -394,6 +394,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
     },
+    endpoint_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'no endpoint {method} {path}',
+      params: ['method', 'path'],
+    },
     epiks_empty: {
       outcome: 'invalid_request',
       order: 6,
@@ -961,6 +970,7 @@ export interface RequestProblemParams {
   docs_not_built: Record<string, never>;
   encoding_invalid: { encoding: string | number; reason: string | number };
   encoding_unsupported: { received: string | number };
+  endpoint_unknown: { method: string | number; path: string | number };
   epiks_empty: { min: string | number };
   epiks_missing: Record<string, never>;
   epiks_not_array: { received: string | number };

@@ -560,6 +560,7 @@ export const REQUEST_PROBLEMS = {
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
     },
+    endpoint_unknown: { error: 'not_found', template: 'no endpoint {method} {path}', params: ['method', 'path'] },
     epiks_empty: { error: 'invalid_request', template: 'must hold at least {min} EPIK', params: ['min'] },
     epiks_missing: { error: 'invalid_request', template: 'is missing; send the EPIKs as epiks: [ ... ]', params: [] },
     epiks_not_array: {
