@@ -1,28 +1,19 @@
 // C108: limits reach prose through templates, and `pnpm gen` refuses a limit's value written out in a prose
 // field: which numbers it takes for a limit, which it leaves alone, and the error on a small broken spec.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkProseValues, findProseValues, type ProseContext, valuesIn } from '../src/check/prose-values.js';
 import type { IR } from '../src/ir/types.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { SpecError } from '../src/load/spec-error.js';
 import { buildIR } from '../src/model/build-ir.js';
 import { LIMIT_FORMATS, TIME_UNITS } from '../src/model/units.js';
-import { copySpec, editYaml, realSpecDir } from './helpers.js';
+import { editYaml, realSpecDir, specCopies } from './helpers.js';
 
 type Obj = Record<string, Record<string, Record<string, unknown>>>;
 
-const temps: string[] = [];
-afterEach(async () => {
-  await Promise.all(temps.splice(0).map((t) => rm(t, { recursive: true, force: true })));
-});
-async function tmpSpec(): Promise<string> {
-  const root = await copySpec();
-  temps.push(root);
-  return join(root, 'spec');
-}
+const tmpSpec = specCopies();
 
 let ir: IR;
 let ctx: ProseContext;

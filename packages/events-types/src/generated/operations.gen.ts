@@ -1211,7 +1211,7 @@ export const OPERATIONS = [
       method: 'post',
       path: '/v5/ad_accounts/{ad_account_id}/custom_event_types',
       summary: 'Register a custom event type',
-      description: 'Registers a custom event name, mapped to a standard event, for the ad account. Names match\n`^[A-Za-z0-9_]{1,100}$` and are unique case-insensitively; at most 15 per ad account (C10, seed 2.3).\nCustom events are usable for audience creation only.',
+      description: 'Registers a custom event name, mapped to a standard event, for the ad account. Names match\n`^[A-Za-z0-9_]{1,100}$` and are unique case-insensitively; at most\n15 per ad account (C10, seed 2.3).\nCustom events are usable for audience creation only.',
       tag: 'custom_event_types',
       parameters: [
         {
