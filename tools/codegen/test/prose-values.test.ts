@@ -1,6 +1,8 @@
 // C108: limits reach prose through templates, and `pnpm gen` refuses a limit's value written out in a prose
 // field: which numbers it takes for a limit, which it leaves alone, and the error on a small broken spec.
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkProseValues, findProseValues, type ProseContext, valuesIn } from '../src/check/prose-values.js';
@@ -159,6 +161,27 @@ describe('pnpm gen on a spec that writes a value out', () => {
         'limits dedup_window_seconds and delivery_stream_duplicate_window_seconds; write {value|duration} ' +
         '(or the key of the one meant) so the text follows spec/data/limits.yaml (C108)',
     );
+  });
+
+  it('is run by pnpm gen --check, which exits 1 with the error', async () => {
+    const spec = await tmpSpec();
+    await editYaml(join(spec, 'data/differences.yaml'), (d) => {
+      (d.differences as Record<string, string>[])[0]!.reason = 'Bodies up to 5 MiB.';
+    });
+    const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', cli, '--check', '--spec', spec, '--root', dirname(spec)],
+      {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        encoding: 'utf8',
+      },
+    );
+    expect(run.stderr).toBe(
+      'spec error: spec/data/differences.yaml: differences[0].reason: writes out "5 MiB", the value of limit ' +
+        'body_max_bytes; write {limit:body_max_bytes} so the text follows spec/data/limits.yaml (C108)\n',
+    );
+    expect(run.status).toBe(1);
   });
 
   it('lists every other field that writes a value out', async () => {
