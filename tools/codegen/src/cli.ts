@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkCitations } from './check/citations.js';
+import { checkProseValues } from './check/prose-values.js';
 import { checkTraceability } from './check/traceability.js';
 import { runGen } from './emit/run.js';
 import { emitters } from './emitters/index.js';
@@ -58,8 +59,10 @@ async function main(): Promise<number> {
       specDir,
       check,
       emitters,
-      // Every cited decision id has a record; every path the traceability table names exists.
-      verify: async (ir) => {
+      // Every cited decision id has a record; every path the traceability table names exists; no prose
+      // writes a limit's value out (C108).
+      verify: async (ir, spec) => {
+        checkProseValues(spec, ir);
         await checkCitations(
           root,
           ir,

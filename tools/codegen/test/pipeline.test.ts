@@ -70,7 +70,7 @@ describe('the real spec', () => {
     ]);
     // C2 order is kept as written (the two 503s: certain, then commit outcome unknown, C74).
     expect(ir.requestErrors.map((e) => e.status)).toEqual([
-      413, 415, 401, 404, 403, 429, 400, 409, 404, 503, 503, 408, 431, 414,
+      413, 415, 401, 404, 403, 429, 400, 409, 404, 503, 503, 408, 431, 414, 500,
     ]);
     // x-limits reach the resolved OpenAPI document as plain keywords.
     const schemas = (

@@ -79,7 +79,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'x-rules-unix-seconds-window',
     edit: (s) => data(s, 'limits.yaml', (d) => ((d.limits as Obj).event_time_max_age_seconds!.value = 86400)),
-    adds: ['86400'],
+    adds: ['86400', 'Events older than 1 day', 'at most 1 day old and 5 minutes ahead'],
   },
   {
     name: 'x-rules-url-schemes',
@@ -159,7 +159,8 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'x-dedup-window',
     edit: (s) => data(s, 'limits.yaml', (d) => ((d.limits as Obj).dedup_window_seconds!.value = 86400)),
-    adds: ['86400'],
+    // The prose follows the table (C108): the limit's own description and the differences page.
+    adds: ['86400', 'deduplicates (1 day)', 'within 1 day, of any action source'],
   },
   {
     name: 'event-names-group',

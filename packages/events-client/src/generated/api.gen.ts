@@ -176,6 +176,12 @@ export const REQUEST_ERRORS = {
       fix: 'Send fewer or shorter headers and a shorter URL.',
     },
     uri_too_long: { status: 414, code: 4196, message: 'The request URL is too long.', fix: 'Check the path.' },
+    internal_error: {
+      status: 500,
+      code: 1,
+      message: 'Internal error.',
+      fix: 'Retry; if it persists, report it with the x-request-id of the answer.',
+    },
   } as const;
 /** An operation a client calls. */
 export type ClientOperationId = keyof typeof CLIENT_OPERATIONS;

@@ -215,7 +215,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
       re = requestError('request_rejected', 'request', { reason: err.message });
     else {
       req.log.error({ err }, 'unexpected error');
-      return reply.code(500).send({ code: 1, message: 'Internal error.' });
+      // No details: nothing of a defect (a stack, a driver's text) is answered (C109).
+      re = new RequestError('internal_error', []);
+      return reply.code(re.status).send(re.body);
     }
     if (re.status === 429)
       ctx.metrics.rateLimited.inc({ limit: re.body.details?.[0]?.path.replace('ratelimit.', '') ?? '' });
@@ -241,9 +243,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '';
-    const re = new RequestError('not_found', [
-      { path: 'url', problem: `no endpoint ${req.method} ${path.slice(0, 200)}` },
-    ]);
+    const re = requestError('endpoint_unknown', 'url', { method: req.method, path: path.slice(0, 200) });
     reply.code(re.status).send(re.body);
   });
 

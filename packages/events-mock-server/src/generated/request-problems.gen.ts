@@ -30,6 +30,7 @@ export const REQUEST_OUTCOMES = {
     request_timeout: { order: 11, status: 408, code: 4196, message: 'The request was not received in time.' },
     header_fields_too_large: { order: 12, status: 431, code: 4196, message: 'The request headers are too large.' },
     uri_too_long: { order: 13, status: 414, code: 4196, message: 'The request URL is too long.' },
+    internal_error: { order: 14, status: 500, code: 1, message: 'Internal error.' },
   } as const;
 /** Each request problem of C2 with the outcome it answers with (status, code, message) and its detail template. */
 export const REQUEST_PROBLEM_TABLE = {
@@ -366,6 +367,15 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'names no user; send user_emails, epiks or both, with at least one entry',
       params: [],
     },
+    docs_not_built: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'the docs are not built; run pnpm build',
+      params: [],
+    },
     encoding_invalid: {
       outcome: 'invalid_request',
       order: 6,
@@ -383,6 +393,15 @@ export const REQUEST_PROBLEM_TABLE = {
       message: 'The request was invalid.',
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
+    },
+    endpoint_unknown: {
+      outcome: 'not_found',
+      order: 8,
+      status: 404,
+      code: 2,
+      message: 'Not found.',
+      template: 'no endpoint {method} {path}',
+      params: ['method', 'path'],
     },
     epiks_empty: {
       outcome: 'invalid_request',
@@ -948,8 +967,10 @@ export interface RequestProblemParams {
   deletion_request_submitted: { received: string | number };
   deletion_request_unknown: { received: string | number };
   deletion_targets_empty: Record<string, never>;
+  docs_not_built: Record<string, never>;
   encoding_invalid: { encoding: string | number; reason: string | number };
   encoding_unsupported: { received: string | number };
+  endpoint_unknown: { method: string | number; path: string | number };
   epiks_empty: { min: string | number };
   epiks_missing: Record<string, never>;
   epiks_not_array: { received: string | number };

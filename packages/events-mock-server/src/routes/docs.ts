@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { RequestError, requestError } from '../core/request-error.js';
 import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 import { contentTypeOf } from '../http/content-types.js';
 import { openApiServedAt, originOf } from './openapi-origin.js';
@@ -28,27 +29,27 @@ export async function loadDocsSource(): Promise<DocsSource> {
   }
 }
 
-function missing(reply: FastifyReply, what: string) {
-  return reply.code(404).send({
-    code: 2,
-    message: 'Not found.',
-    details: [{ path: what, problem: 'the docs are not built; run pnpm build' }],
-  });
+/** The answers of this file are rows of the outcome table (C109); `details` only where it helps. */
+function refuse(reply: FastifyReply, re: RequestError) {
+  return reply.code(re.status).send(re.body);
 }
+
+const missing = (reply: FastifyReply, what: string) =>
+  refuse(reply, requestError('docs_not_built', what, {}));
+const noFile = (reply: FastifyReply) => refuse(reply, new RequestError('not_found', []));
 
 /** A small static file handler: only files under docsRoot, no directory listing, index.html for folders. */
 async function serveFile(root: string, rel: string, reply: FastifyReply) {
   const base = resolve(root);
   // The router has decoded the path once already; decoding again made `/docs/%25` a 500 (C42).
   let file = resolve(base, `.${sep}${rel}`);
-  if (file !== base && !file.startsWith(base + sep))
-    return reply.code(404).send({ code: 2, message: 'Not found.' });
+  if (file !== base && !file.startsWith(base + sep)) return noFile(reply);
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
     return reply.type(contentTypeOf(file)).send(body);
   } catch {
-    return reply.code(404).send({ code: 2, message: 'Not found.' });
+    return noFile(reply);
   }
 }
 

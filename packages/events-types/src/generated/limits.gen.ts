@@ -122,7 +122,7 @@ export const LIMITS = {
     delivery_stream_duplicate_window_seconds: {
       value: 172800,
       unit: 'seconds',
-      description: 'Default duplicate window of the JetStream stream (48 hours, as C6); publishes with a Nats-Msg-Id seen within it are dropped (sinks[].duplicate_window_seconds).',
+      description: 'Default duplicate window of the JetStream stream (48 hours; C6 deduplicates within 48 hours); publishes with a Nats-Msg-Id seen within it are dropped (sinks[].duplicate_window_seconds).',
       source: 'C100',
     },
     delivery_stream_max_age_seconds: {
@@ -140,7 +140,7 @@ export const LIMITS = {
     event_id_max_length: {
       value: 256,
       unit: 'characters',
-      description: 'Longest event_id; a longer one fails the event (Pinterest caps the event_id it matches against Conversions API events at 256, OpenAPI 5.23 ConversionMSOTEvents.event_id).',
+      description: 'Longest event_id; a longer one fails the event. The value is Pinterest\'s cap on the event_id it matches against Conversions API events (OpenAPI 5.23 ConversionMSOTEvents.event_id).',
       source: 'C87',
     },
     event_time_max_age_seconds: {
@@ -176,7 +176,7 @@ export const LIMITS = {
     fault_latency_max_ms: {
       value: 60000,
       unit: 'milliseconds',
-      description: 'Largest latency_ms of a latency fault (one minute).',
+      description: 'Largest latency_ms of a latency fault (1 minute).',
       source: 'C65',
     },
     fault_retry_after_default_seconds: {
@@ -273,7 +273,7 @@ export const LIMITS = {
     request_log_max_age_seconds: {
       value: 86400,
       unit: 'seconds',
-      description: 'Default age after which a request log entry is deleted (24 hours; request_log.max_age_seconds).',
+      description: 'Default age after which a request log entry is deleted (1 day; request_log.max_age_seconds).',
       source: 'C60',
     },
     request_log_max_body_bytes: {

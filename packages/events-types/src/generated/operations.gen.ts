@@ -634,7 +634,7 @@ export const OPERATIONS = [
       method: 'get',
       path: '/admin/requests/stream',
       summary: 'Follow the request log live',
-      description: 'A `text/event-stream` (server-sent events, C62): each request logged from now on is sent as\n`event: request` with `id: <request_id>` and `data: <RequestSummary JSON>`; a comment line every 15\nseconds (limit `request_stream_ping_seconds`) keeps proxies from closing the stream. Requests logged by\nother instances sharing a PostgreSQL store arrive within a second (limit `request_stream_poll_seconds`).',
+      description: 'A `text/event-stream` (server-sent events, C62): each request logged from now on is sent as\n`event: request` with `id: <request_id>` and `data: <RequestSummary JSON>`; a comment line every\n15 seconds (limit `request_stream_ping_seconds`) keeps proxies from closing the stream. Requests logged by\nother instances sharing a PostgreSQL store arrive within 1 second (limit `request_stream_poll_seconds`).',
       tag: 'operations',
       parameters: [
         {
@@ -1211,7 +1211,7 @@ export const OPERATIONS = [
       method: 'post',
       path: '/v5/ad_accounts/{ad_account_id}/custom_event_types',
       summary: 'Register a custom event type',
-      description: 'Registers a custom event name, mapped to a standard event, for the ad account. Names match\n`^[A-Za-z0-9_]{1,100}$` and are unique case-insensitively; at most 15 per ad account (C10, seed 2.3).\nCustom events are usable for audience creation only.',
+      description: 'Registers a custom event name, mapped to a standard event, for the ad account. Names match\n`^[A-Za-z0-9_]{1,100}$` and are unique case-insensitively; at most\n15 per ad account (C10, seed 2.3).\nCustom events are usable for audience creation only.',
       tag: 'custom_event_types',
       parameters: [
         {

@@ -395,6 +395,14 @@ export const REQUEST_ERRORS = [
       when: 'A path parameter is over its length limit (C42); the connection is closed (C73).',
       fix: 'Check the path.',
     },
+    {
+      key: 'internal_error',
+      status: 500,
+      code: 1,
+      message: 'Internal error.',
+      when: 'An unexpected failure of the server, a defect rather than a refusal (C109); the error is logged under the request id.',
+      fix: 'Retry; if it persists, report it with the x-request-id of the answer.',
+    },
   ] as const;
 /** Key of a request-level outcome. */
 export type RequestErrorKey = (typeof REQUEST_ERRORS)[number]['key'];
@@ -541,6 +549,7 @@ export const REQUEST_PROBLEMS = {
       template: 'names no user; send user_emails, epiks or both, with at least one entry',
       params: [],
     },
+    docs_not_built: { error: 'not_found', template: 'the docs are not built; run pnpm build', params: [] },
     encoding_invalid: {
       error: 'invalid_request',
       template: 'the body is not valid {encoding}: {reason}',
@@ -551,6 +560,7 @@ export const REQUEST_PROBLEMS = {
       template: 'Content-Encoding must be gzip, deflate or identity; received {received}',
       params: ['received'],
     },
+    endpoint_unknown: { error: 'not_found', template: 'no endpoint {method} {path}', params: ['method', 'path'] },
     epiks_empty: { error: 'invalid_request', template: 'must hold at least {min} EPIK', params: ['min'] },
     epiks_missing: { error: 'invalid_request', template: 'is missing; send the EPIKs as epiks: [ ... ]', params: [] },
     epiks_not_array: {

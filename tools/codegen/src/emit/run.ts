@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { IR } from '../ir/types.js';
-import { loadSpec } from '../load/load-spec.js';
+import { type LoadedSpec, loadSpec } from '../load/load-spec.js';
 import { buildIR } from '../model/build-ir.js';
 import type { EmittedFile, Emitter } from './emitter.js';
 
@@ -12,8 +12,8 @@ export interface GenOptions {
   specDir?: string;
   check?: boolean;
   emitters: Emitter[];
-  /** Checks of the repository against the IR, run before anything is written (the CLI's citation check). */
-  verify?: (ir: IR) => Promise<void>;
+  /** Checks of the repository against the IR and the spec as written, run before anything is written (the CLI's). */
+  verify?: (ir: IR, spec: LoadedSpec) => Promise<void>;
 }
 
 export interface GenResult {
@@ -58,7 +58,7 @@ export async function emitAll(ir: IR, emitters: Emitter[]): Promise<EmittedFile[
 export async function runGen(opts: GenOptions): Promise<GenResult> {
   const spec = await loadSpec(opts.specDir ?? join(opts.root, 'spec'));
   const ir = await buildIR(spec);
-  await opts.verify?.(ir);
+  await opts.verify?.(ir, spec);
   const files = await emitAll(ir, opts.emitters);
   const wanted = new Map(files.map((f) => [f.path, f.content]));
   const changed: string[] = [];

@@ -17,6 +17,7 @@ import {
 import { readDecisions } from './decisions.js';
 import { readDifferences } from './differences.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
+import { renderProse } from './prose.js';
 import { resolveOpenApi } from './resolve.js';
 import { buildSchemas } from './schemas.js';
 
@@ -61,7 +62,9 @@ export const KIND_CODES: Record<RuleKind | TextKind, string[]> = {
 };
 
 /** Loaded spec -> IR. Validates the OpenAPI document and every cross-reference between spec files. */
-export async function buildIR(spec: LoadedSpec): Promise<IR> {
+export async function buildIR(loaded: LoadedSpec): Promise<IR> {
+  // C108: the prose templates become text before anything reads the spec.
+  const spec = renderProse(loaded, readLimits(dataReader(loaded, 'limits')));
   const file = spec.openapiFile;
   const limits = readLimits(dataReader(spec, 'limits'));
   const raw = new Reader(file, spec.openapi);
@@ -107,7 +110,7 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     actionSources,
     messageKinds: new Set(messages.map((m) => m.kind)),
   });
-  const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'), limits);
+  const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'));
   const decisions = readDecisions(spec.decisions);
   const info = raw.at('info');
   return {

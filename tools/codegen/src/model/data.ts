@@ -265,28 +265,8 @@ export function readValueShapes(r: Reader): Record<string, string> {
   return out;
 }
 
-/** A limit as prose names it: bytes in MiB when whole, other units as the number. */
-function limitText(l: LimitIR): string {
-  const mib = 1024 * 1024;
-  return l.unit === 'bytes' && l.value % mib === 0 ? `${l.value / mib} MiB` : String(l.value);
-}
-
-/**
- * Replaces `{limit:KEY}` in a text of request-errors.yaml by the value of that limit, so prose never
- * restates a number of limits.yaml.
- */
-function withLimits(r: Reader, limits: LimitIR[]): string {
-  return r.string().replace(/\{limit:([a-z0-9_]+)\}/g, (_, key: string) => {
-    const found = limits.find((l) => l.key === key);
-    if (!found) r.fail(`unknown limit "${key}"; limits are defined in spec/data/limits.yaml`);
-    return limitText(found);
-  });
-}
-
-export function readRequestErrors(
-  r: Reader,
-  limits: LimitIR[],
-): { errors: RequestErrorIR[]; problems: RequestProblemIR[] } {
+/** Request-level outcomes and their problems; `{limit:KEY}` in their texts is rendered already (C108). */
+export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; problems: RequestProblemIR[] } {
   const errors = r
     .at('errors')
     .array()
@@ -294,9 +274,9 @@ export function readRequestErrors(
       key: e.at('key').string(),
       status: e.at('status').integer(),
       code: e.at('code').integer(),
-      message: withLimits(e.at('message'), limits),
-      when: withLimits(e.at('when'), limits),
-      fix: withLimits(e.at('fix'), limits),
+      message: e.at('message').string(),
+      when: e.at('when').string(),
+      fix: e.at('fix').string(),
     }));
   const keys = new Set(errors.map((e) => e.key));
   const problems = r
@@ -305,13 +285,7 @@ export function readRequestErrors(
     .map(([key, p]) => {
       const error = p.at('error').string();
       if (!keys.has(error)) p.at('error').fail(`unknown error "${error}"; errors are listed under errors:`);
-      const template = withLimits(p.at('template'), limits);
-      return {
-        key,
-        error,
-        template,
-        params: templateParams(new Reader(p.at('template').file, template, p.at('template').path)),
-      };
+      return { key, error, template: p.at('template').string(), params: templateParams(p.at('template')) };
     })
     .sort(byKey((p) => p.key));
   // C2 order matters: errors keep the file's order.

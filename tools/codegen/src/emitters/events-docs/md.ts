@@ -57,27 +57,8 @@ export function words(items: string[], last = 'and'): string {
   return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
-/** 86400 -> "1 day", 60 -> "1 minute", 1 -> "1 second", 172800 -> "48 hours". */
-export function duration(seconds: number): string {
-  const units: [number, string][] = [
-    [86400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-    [1, 'second'],
-  ];
-  for (const [size, name] of units)
-    if (seconds % size === 0) {
-      const n = seconds / size;
-      if (name === 'day' && n > 1 && n % 7 !== 0) return `${seconds / 3600} hours`;
-      return `${n} ${name}${n === 1 ? '' : 's'}`;
-    }
-  return `${seconds} seconds`;
-}
-
-/** 120000 -> "120,000". */
-export function num(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+// Shared with the prose templates of the spec (C108), so a limit reads the same in tables and in text.
+export { duration, num } from '../../model/units.js';
 
 /** A link to another reference page (Markdown links; the HTML renderer turns `.md` into `.html`). */
 export function link(text: string, page: string, anchor?: string): string {
