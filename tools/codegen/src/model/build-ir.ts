@@ -1,6 +1,7 @@
-import type { IR, RuleKind } from '../ir/types.js';
+import type { IR } from '../ir/types.js';
 import { type LoadedSpec, validateOpenApi } from '../load/load-spec.js';
 import { Reader } from '../load/reader.js';
+import { CODE_REASONS, KIND_CODES } from '../rules/index.js';
 import {
   dataReader,
   readCodeList,
@@ -19,46 +20,6 @@ import { readDifferences } from './differences.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
 import { resolveOpenApi } from './resolve.js';
 import { buildSchemas } from './schemas.js';
-
-/**
- * Kinds that no field rule names: `integer-exact` is part of the JSON type check of integer fields (C38);
- * `json-text` is found by the server in the request bytes (C35). Their codes are documented with every
- * message, not listed per field.
- */
-type TextKind = 'integer-exact' | 'json-text';
-
-/** The message codes each rule kind may emit; gen fails when one lacks a template in messages.yaml. */
-export const KIND_CODES: Record<RuleKind | TextKind, string[]> = {
-  required: ['missing_required'],
-  type: ['invalid_type'],
-  'integer-exact': ['integer_not_exact'],
-  'json-text': ['member_repeated'],
-  enum: ['invalid_enum'],
-  bounds: [
-    'empty_string',
-    'string_too_long',
-    'string_too_long_dropped',
-    'too_many_items',
-    'integer_out_of_range',
-  ],
-  pattern: ['pattern_mismatch', 'pattern_mismatch_dropped'],
-  'event-name': ['invalid_event_name'],
-  'unix-seconds': ['event_time_milliseconds', 'event_time_too_old', 'event_time_in_future'],
-  url: ['invalid_url'],
-  'code-list': ['invalid_code', 'invalid_code_dropped'],
-  'ip-address': ['invalid_ip_dropped'],
-  'user-agent': ['invalid_user_agent_dropped'],
-  'sha256-hex': ['hash_dropped'],
-  'decimal-string': ['invalid_decimal', 'decimal_too_small', 'decimal_too_large'],
-  'unknown-keys': ['unknown_field', 'unknown_field_dropped'],
-  'require-any-of': ['missing_identifier'],
-  'default-from-context': ['currency_defaulted'],
-  'ids-in-items': ['content_id_not_in_contents'],
-  'agrees-with': ['disagreeing_field_dropped'],
-  'positive-for-events': ['zero_value_on_event'],
-  'recommended-fields': ['recommended_missing'],
-  dedup: ['duplicate_event'],
-};
 
 /** Loaded spec -> IR. Validates the OpenAPI document and every cross-reference between spec files. */
 export async function buildIR(spec: LoadedSpec): Promise<IR> {
@@ -83,7 +44,7 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
         msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
     }
   for (const m of messages)
-    if (!KIND_CODES[m.kind as RuleKind | TextKind]?.includes(m.code))
+    if (!KIND_CODES[m.kind]?.includes(m.code))
       msgFile.at('messages').at(m.code).fail(`no rule kind emits "${m.code}" (kind ${m.kind})`);
   for (const m of messages) {
     const want = CODE_REASONS[m.code] ?? [];
@@ -141,20 +102,6 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     openapi,
   };
 }
-
-/** The `{reason}` cases each code's rule kind tells apart; gen fails when messages.yaml lacks a text for one. */
-export const CODE_REASONS: Record<string, string[]> = {
-  invalid_ip_dropped: ['all_zeros', 'invalid', 'user_agent'],
-  invalid_user_agent_dropped: [
-    'bot',
-    'empty',
-    'few_system_items',
-    'ip_address',
-    'no_browser',
-    'no_product_token',
-    'placeholder',
-  ],
-};
 
 /** Counts for the gen summary and the closing note. */
 export function irStats(ir: IR) {

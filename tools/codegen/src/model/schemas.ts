@@ -2,7 +2,6 @@ import type {
   EnumIR,
   FieldIR,
   LimitIR,
-  LimitRef,
   RecommendedIR,
   RuleIR,
   SchemaIR,
@@ -10,9 +9,9 @@ import type {
   TypeIR,
 } from '../ir/types.js';
 import { Reader } from '../load/reader.js';
+import { boundsOf } from '../rules/bounds.js';
+import { kindNamed, kindOf } from '../rules/index.js';
 import { limitRef } from './data.js';
-
-const NON_RULE_KEYS = new Set(['kind']);
 
 export interface SchemaContext {
   file: string;
@@ -83,145 +82,14 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   );
 }
 
-function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): LimitRef | number | undefined {
-  const xl = node.at('x-limits').at(keyword);
-  if (xl.present) return limitRef(ctx.limits, xl);
-  const n = node.at(keyword);
-  return n.present ? n.number() : undefined;
-}
-
-function boundsRule(ctx: SchemaContext, node: Reader): RuleIR | undefined {
-  const r: Extract<RuleIR, { kind: 'bounds' }> = { kind: 'bounds', severity: 'failed' };
-  const minLength = node.at('minLength').optNumber();
-  if (minLength !== undefined) r.minLength = minLength;
-  const maxLength = readLimitOrNumber(ctx, node, 'maxLength');
-  if (maxLength !== undefined) r.maxLength = maxLength;
-  const minItems = readLimitOrNumber(ctx, node, 'minItems');
-  if (minItems !== undefined) r.minItems = minItems;
-  const maxItems = readLimitOrNumber(ctx, node, 'maxItems');
-  if (maxItems !== undefined) r.maxItems = maxItems;
-  const num = (keyword: string) => {
-    const v = readLimitOrNumber(ctx, node, keyword);
-    return typeof v === 'object' ? v.value : v;
-  };
-  const minimum = num('minimum');
-  if (minimum !== undefined) r.minimum = minimum;
-  const maximum = num('maximum');
-  if (maximum !== undefined) r.maximum = maximum;
-  const exclusiveMaximum = num('exclusiveMaximum');
-  if (exclusiveMaximum !== undefined) r.exclusiveMaximum = exclusiveMaximum;
-  return Object.keys(r).length > 2 ? r : undefined;
-}
-
-/** One x-rules entry -> a typed rule; each kind validates its own parameters. */
+/** One x-rules entry -> a typed rule, read by its kind's module (src/rules/<kind>.ts). */
 function customRule(ctx: SchemaContext, r: Reader): RuleIR {
   const kind = r.at('kind').string();
-  const params = Object.keys(r.object()).filter((k) => !NON_RULE_KEYS.has(k));
-  const allow = (...names: string[]) => {
-    for (const p of params) if (!names.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
-  };
-  const sev = (): Severity =>
-    r.at('severity').present ? r.at('severity').oneOf<Severity>(['failed', 'warning']) : 'failed';
-  switch (kind) {
-    case 'event-name':
-      allow();
-      return { kind, severity: 'failed' };
-    case 'unix-seconds':
-      allow('maxAgeLimit', 'maxFutureLimit', 'millisecondsLimit');
-      return {
-        kind,
-        severity: 'failed',
-        maxAge: limitRef(ctx.limits, r.at('maxAgeLimit')),
-        maxFuture: limitRef(ctx.limits, r.at('maxFutureLimit')),
-        milliseconds: limitRef(ctx.limits, r.at('millisecondsLimit')),
-      };
-    case 'url':
-      allow('schemes');
-      return { kind, severity: 'failed', schemes: r.at('schemes').strings() };
-    case 'code-list':
-      allow('list', 'severity', 'case');
-      return {
-        kind,
-        severity: sev(),
-        list: r.at('list').oneOf(['currencies', 'languages'] as const),
-        case: r.at('case').oneOf(['upper', 'lower'] as const),
-      };
-    case 'ip-address':
-    case 'user-agent':
-    case 'sha256-hex':
-      allow();
-      return { kind, severity: 'warning' };
-    case 'decimal-string': {
-      allow('exclusiveMinimum', 'minimum', 'maximumLimit');
-      const rule: Extract<RuleIR, { kind: 'decimal-string' }> = { kind, severity: 'failed' };
-      const exMin = r.at('exclusiveMinimum').optNumber();
-      if (exMin !== undefined) rule.exclusiveMinimum = exMin;
-      const min = r.at('minimum').optNumber();
-      if (min !== undefined) rule.minimum = min;
-      if (r.at('maximumLimit').present) rule.maximum = limitRef(ctx.limits, r.at('maximumLimit'));
-      return rule;
-    }
-    case 'require-any-of':
-      allow('alternatives');
-      return {
-        kind,
-        severity: 'failed',
-        alternatives: r
-          .at('alternatives')
-          .array()
-          .map((a) => a.strings()),
-      };
-    case 'default-from-context':
-      allow('field', 'when', 'context');
-      return {
-        kind,
-        severity: 'warning',
-        field: r.at('field').string(),
-        when: r.at('when').string(),
-        context: r.at('context').oneOf(['currency'] as const),
-      };
-    case 'ids-in-items':
-      allow('ids', 'items', 'key');
-      return {
-        kind,
-        severity: 'warning',
-        ids: r.at('ids').string(),
-        items: r.at('items').string(),
-        key: r.at('key').string(),
-      };
-    case 'agrees-with':
-      allow('in', 'field', 'with', 'except');
-      return {
-        kind,
-        severity: 'warning',
-        in: r.at('in').string(),
-        field: r.at('field').string(),
-        with: r.at('with').string(),
-        except: r.at('except').present ? r.at('except').strings() : [],
-      };
-    case 'positive-for-events': {
-      allow('in', 'field', 'eventNames');
-      const group = r.at('eventNames').string();
-      const eventNames = ctx.groups[group];
-      if (!eventNames)
-        return r
-          .at('eventNames')
-          .fail(`unknown event name group "${group}"; groups are defined in spec/data/event-names.yaml`);
-      return {
-        kind,
-        severity: 'failed',
-        in: r.at('in').string(),
-        field: r.at('field').string(),
-        group,
-        eventNames,
-      };
-    }
-    case 'recommended-fields':
-      allow();
-      return { kind, severity: 'warning' };
-    default:
-      return r.at('kind').fail(`unknown rule kind "${kind}"`);
-  }
+  const parse = kindNamed(kind)?.parse;
+  if (!parse) return r.at('kind').fail(`unknown rule kind "${kind}"`);
+  for (const p of Object.keys(r.object()))
+    if (p !== 'kind' && !parse.params.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
+  return parse.read(r, ctx);
 }
 
 function describeType(t: TypeIR, nullable: boolean, ctx: SchemaContext): string {
@@ -289,7 +157,7 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
         : false,
     });
   }
-  const b = boundsRule(ctx, node);
+  const b = boundsOf(ctx, node);
   if (b) rules.push(b);
   if (node.at('pattern').present) {
     const severity = node.at('x-severity').present
@@ -303,7 +171,7 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
   if (type.kind === 'array') {
     const items = inlineAliases(ctx, node.at('items'));
     itemRules.push({ kind: 'type', severity: 'failed', expected: type.items, nullable: false });
-    const ib = boundsRule(ctx, items);
+    const ib = boundsOf(ctx, items);
     if (ib) itemRules.push(ib);
     for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r));
   }
@@ -384,18 +252,8 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
         if (!fieldNames.has(n))
           s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
       };
-      const named =
-        r.kind === 'require-any-of'
-          ? r.alternatives.flat()
-          : r.kind === 'default-from-context'
-            ? [r.field, r.when]
-            : r.kind === 'ids-in-items'
-              ? [r.ids, r.items]
-              : r.kind === 'agrees-with'
-                ? [r.in, r.with]
-                : r.kind === 'positive-for-events'
-                  ? [r.in]
-                  : [];
+      const k = kindOf(r);
+      const named = k.place === 'object' ? (k.names?.(r) ?? []) : [];
       for (const n of named) check(n, 'field');
     }
     const schema: SchemaIR = {

@@ -1,3 +1,5 @@
+import type { LimitRef } from '../../ir/types.js';
+
 /** Small Markdown builders. Every table cell goes through `cell`, so spec text cannot break a table. */
 
 /** Escapes a value for a table cell: pipes and line breaks would end the cell or the row. */
@@ -92,4 +94,10 @@ export function slug(text: string): string {
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .trim()
     .replace(/\s/g, '-');
+}
+
+/** A limit with its key, linked to the limits page, so a reader can find where it is set. */
+export function limitText(v: LimitRef | number): string {
+  if (typeof v === 'number') return num(v);
+  return `${num(v.value)} (${link(code(v.key), 'limits', v.key)})`;
 }

@@ -2,7 +2,7 @@ import type { EmittedFile } from '../../emit/emitter.js';
 import { literal } from '../../emit/literal.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { ValidatorModel } from './model.js';
-import { actionSourceField, recommendedFields } from './objects.js';
+import { actionSourceField, recommendedFields } from './recommended.js';
 
 /**
  * match-quality.gen.ts (C67): the tables `matchQuality` reads, from the spec's own markings: the identifier

@@ -73,3 +73,8 @@ export function validatorModel(ir: IR): ValidatorModel {
     schemas: [event, ...others.map((n) => schemaByName(ir, n))],
   };
 }
+
+/** The field of an object holding its event name (the one with the event-name rule), if it has one. */
+export function eventNameField(schema: SchemaIR): FieldIR | undefined {
+  return schema.fields.find((f) => f.rules.some((r) => r.kind === 'event-name'));
+}
