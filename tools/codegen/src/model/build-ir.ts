@@ -1,7 +1,6 @@
 import type { IR } from '../ir/types.js';
 import { type LoadedSpec, validateOpenApi } from '../load/load-spec.js';
 import { Reader } from '../load/reader.js';
-import { CODE_REASONS, KIND_CODES } from '../rules/index.js';
 import {
   dataReader,
   readCodeList,
@@ -17,6 +16,7 @@ import {
 } from './data.js';
 import { readDecisions } from './decisions.js';
 import { readDifferences } from './differences.js';
+import { checkMessageKinds } from './message-kinds.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
 import { resolveOpenApi } from './resolve.js';
 import { buildSchemas } from './schemas.js';
@@ -35,29 +35,7 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
 
   const messages = readMessages(dataReader(spec, 'messages'));
   const msgFile = dataReader(spec, 'messages');
-  for (const [kind, codes] of Object.entries(KIND_CODES))
-    for (const code of codes) {
-      const m = messages.find((x) => x.code === code);
-      if (!m)
-        return msgFile.at('messages').fail(`no template for code "${code}", which rule kind ${kind} emits`);
-      if (m.kind !== kind)
-        msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
-    }
-  for (const m of messages)
-    if (!KIND_CODES[m.kind]?.includes(m.code))
-      msgFile.at('messages').at(m.code).fail(`no rule kind emits "${m.code}" (kind ${m.kind})`);
-  for (const m of messages) {
-    const want = CODE_REASONS[m.code] ?? [];
-    const have = (m.reasons ?? []).map((x) => x.key);
-    if (want.join() !== have.join())
-      msgFile
-        .at('messages')
-        .at(m.code)
-        .at('reasons')
-        .fail(
-          `rule kind ${m.kind} tells apart ${want.length ? want.join(', ') : 'no reasons'}; found ${have.join(', ') || 'none'}`,
-        );
-  }
+  checkMessageKinds(msgFile, messages);
 
   const actionSources = raw.at('components').at('schemas').at('ActionSource').at('enum').strings();
   const { schemas, enums } = buildSchemas({

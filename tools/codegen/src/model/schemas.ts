@@ -45,7 +45,7 @@ function inlineAliases(ctx: SchemaContext, node: Reader): Reader {
   const target = new Reader(ctx.file, undefined, `components.schemas.${name}`);
   const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, unknown>;
   const base = schemas[name];
-  if (!base) node.at('$ref').fail(`no schema named ${name}`);
+  if (!base) node.at('$ref').fail('unknown-schema', { name });
   const { $ref: _ignored, ...siblings } = v;
   return new Reader(target.file, { ...(base as object), ...siblings }, node.path);
 }
@@ -61,8 +61,7 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   if (Array.isArray(v.oneOf)) {
     const alts = node.at('oneOf').array();
     const nonNull = alts.filter((a) => a.object().type !== 'null');
-    if (nonNull.length !== 1 || alts.length !== 2)
-      node.at('oneOf').fail('only oneOf [X, {type: null}] is supported');
+    if (nonNull.length !== 1 || alts.length !== 2) node.at('oneOf').fail('one-of-unsupported');
     return { type: parseType(ctx, nonNull[0]!).type, nullable: true };
   }
   let t = v.type;
@@ -70,25 +69,23 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   if (Array.isArray(t)) {
     nullable = t.includes('null');
     const rest = t.filter((x) => x !== 'null');
-    if (rest.length !== 1) node.at('type').fail('a field has one type, optionally with null');
+    if (rest.length !== 1) node.at('type').fail('type-union');
     t = rest[0];
   }
   if (t === 'array')
     return { type: { kind: 'array', items: parseType(ctx, node.at('items')).type }, nullable };
   if (t === 'string' || t === 'integer' || t === 'number' || t === 'boolean')
     return { type: { kind: 'primitive', name: t }, nullable };
-  return node.fail(
-    `unsupported type ${JSON.stringify(t)}; use string, integer, number, boolean, array or a $ref`,
-  );
+  return node.fail('type-unsupported', { type: JSON.stringify(t) });
 }
 
 /** One x-rules entry -> a typed rule, read by its kind's module (src/rules/<kind>.ts). */
 function customRule(ctx: SchemaContext, r: Reader): RuleIR {
   const kind = r.at('kind').string();
   const parse = kindNamed(kind)?.parse;
-  if (!parse) return r.at('kind').fail(`unknown rule kind "${kind}"`);
+  if (!parse) return r.at('kind').fail('unknown-rule-kind', { kind });
   for (const p of Object.keys(r.object()))
-    if (p !== 'kind' && !parse.params.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
+    if (p !== 'kind' && !parse.params.includes(p)) r.at(p).fail('unknown-rule-parameter', { kind });
   return parse.read(r, ctx);
 }
 
@@ -128,8 +125,7 @@ function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefin
   if (en.present) {
     const g = en.string();
     const group = ctx.groups[g];
-    if (!group)
-      return en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
+    if (!group) return en.fail('unknown-event-group', { group: g });
     eventNames = group;
   }
   const w = r.at('weight');
@@ -213,7 +209,7 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     const required = new Set(s.at('required').present ? s.at('required').strings() : []);
     const props = s.at('properties').entries();
     for (const req of required)
-      if (!props.some(([k]) => k === req)) s.at('required').fail(`"${req}" is required but not a property`);
+      if (!props.some(([k]) => k === req)) s.at('required').fail('required-not-property', { name: req });
     const fields = props.map(([fname, f]) => buildField(ctx, fname, f, required.has(fname)));
     const rules: RuleIR[] = s
       .at('x-rules')
@@ -238,7 +234,7 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
       );
       for (const [i, k] of key.entries())
         if (!itemProps.includes(k))
-          dedup.at('key').at(i).fail(`"${k}" is not a property of the items of ${name}`);
+          dedup.at('key').at(i).fail('dedup-key-not-item-property', { key: k, schema: name });
       rules.push({
         kind: 'dedup',
         severity: 'warning',
@@ -246,15 +242,12 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
         window: limitRef(ctx.limits, dedup.at('windowLimit')),
       });
     }
+    const fieldNames = new Set(fields.map((f) => f.name));
     for (const r of rules) {
-      const fieldNames = new Set(fields.map((f) => f.name));
-      const check = (n: string, what: string) => {
-        if (!fieldNames.has(n))
-          s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
-      };
       const k = kindOf(r);
-      const named = k.place === 'object' ? (k.names?.(r) ?? []) : [];
-      for (const n of named) check(n, 'field');
+      for (const n of k.place === 'object' ? (k.names?.(r) ?? []) : [])
+        if (!fieldNames.has(n))
+          s.at('x-rules').fail('rule-field-unknown', { kind: r.kind, name: n, schema: name });
     }
     const schema: SchemaIR = {
       name,

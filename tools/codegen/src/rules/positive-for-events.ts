@@ -21,10 +21,7 @@ export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
     read(r, ctx) {
       const group = r.at('eventNames').string();
       const eventNames = ctx.groups[group];
-      if (!eventNames)
-        return r
-          .at('eventNames')
-          .fail(`unknown event name group "${group}"; groups are defined in spec/data/event-names.yaml`);
+      if (!eventNames) return r.at('eventNames').fail('unknown-event-group', { group });
       return {
         kind: 'positive-for-events',
         severity: 'failed',

@@ -1,0 +1,119 @@
+/**
+ * Every problem `pnpm gen` reports in spec/ (or in the repository it checks): a stable code and its message
+ * template. `{name}` is a parameter the reporter gives; braces around anything but a bare name are text.
+ * A new check adds one line here and reports it with `reader.fail(code, params)` or `new SpecError(...)`;
+ * test/diagnostics.test.ts makes each code fire on a broken spec.
+ */
+export const DIAGNOSTICS = {
+  // A value of the wrong shape (Reader).
+  'expected-string': 'expected a string, found {found}',
+  'expected-number': 'expected a number, found {found}',
+  'expected-integer': 'expected an integer, found {found}',
+  'expected-boolean': 'expected true or false, found {found}',
+  'expected-one-of': 'expected one of {allowed}, found "{found}"',
+  'expected-list': 'expected a list, found {found}',
+  'expected-mapping': 'expected a mapping, found {found}',
+  'invalid-regex': 'not a valid regular expression: {detail}',
+  'empty-text': 'must not be empty',
+
+  // Files (load).
+  'unreadable-file': 'cannot read the file: {reason}',
+  'yaml-syntax': '{detail}',
+  'x-data-not-mapping': 'expected a mapping of data file names',
+  'x-data-not-file-name': 'expected a file name',
+  'data-file-missing': 'missing: this data file is required',
+  'openapi-invalid': '{detail}',
+  'unresolved-ref': 'unresolved reference {ref}',
+
+  // Decision records (spec/decisions).
+  'front-matter-open': 'expected front matter opening with "---"',
+  'front-matter-close': 'the front matter has no closing "---" line',
+  'decision-section-unknown': 'expected only the sections {sections}',
+  'decision-section-twice': 'appears twice',
+  'decision-text-before-section': 'text before "## {section}"; start the body with it',
+  'decision-section-missing': 'is missing or empty',
+  'decision-field-unknown': 'is not a field of a decision record ({fields})',
+  'decision-id-format': 'expected C and a number, such as C6; found "{id}"',
+  'decision-file-name': 'the file name must start with "{id}-" (such as {id}-deduplication.md)',
+  'decision-date-format': 'expected YYYY-MM-DD, found "{date}"',
+  'superseded-without-replacement': 'a superseded record names the record that replaces it',
+  'replacement-not-superseded': 'only a superseded record names a replacement; set status: superseded',
+  'decision-id-twice': '{id} is also the id of {file}',
+  'superseded-by-itself': 'names the record itself',
+  'unknown-decision': 'no record in spec/decisions has the id {id}',
+  'difference-without-decision': 'name at least one decision record',
+
+  // Data files (spec/data).
+  'limit-key-case': 'limit keys are snake_case',
+  'unknown-limit': 'unknown limit "{key}"; limits are defined in spec/data/limits.yaml',
+  'event-name-case': 'standard event names are lower snake_case',
+  'event-name-twice': 'duplicate event name "{name}"',
+  'not-standard-event-name': '"{name}" is not a standard event name',
+  'unknown-event-group':
+    'unknown event name group "{group}"; groups are defined in spec/data/event-names.yaml',
+  'rate-window-not-positive': 'limit and window must be positive',
+  'template-brackets': 'unbalanced [[ ]] in template',
+  'template-parameter': 'bad template parameter "{param}"',
+  'template-parameter-missing': '{what} needs a {param} parameter',
+  'message-code-case': 'message codes are snake_case',
+  'drops-not-warning': 'only a warning drops a value',
+  'unknown-shape': 'unknown shape "{key}"; shapes are {shapes}',
+  'shape-missing': 'shape "{key}" is missing',
+  'unknown-request-error': 'unknown error "{error}"; errors are listed under errors:',
+  'code-format': '"{code}" is not a valid code for {list}',
+  'code-twice': 'duplicate code "{code}"',
+  'region-code-format': '"{code}" is not a two-letter lower-case code',
+
+  // Message codes against rule kinds (messages.yaml, src/rules).
+  'message-template-missing': 'no template for code "{code}", which rule kind {kind} emits',
+  'message-kind-mismatch': 'code "{code}" is emitted by kind {kind}',
+  'message-code-unused': 'no rule kind emits "{code}" (kind {kind})',
+  'message-reasons-mismatch': 'rule kind {kind} tells apart {want}; found {have}',
+
+  // Schemas and extensions (openapi.yaml).
+  'x-limits-keyword': 'x-limits supports {keywords}; not {keyword}',
+  'x-limits-twice': '{keyword} is set both directly and through x-limits; keep only x-limits',
+  'unknown-enum-source': 'unknown enum source; use one of {sources}',
+  'unknown-schema': 'no schema named {name}',
+  'one-of-unsupported': 'only oneOf [X, {type: null}] is supported',
+  'type-union': 'a field has one type, optionally with null',
+  'type-unsupported': 'unsupported type {type}; use string, integer, number, boolean, array or a $ref',
+  'unknown-rule-kind': 'unknown rule kind "{kind}"',
+  'unknown-rule-parameter': 'unknown parameter of rule kind {kind}',
+  'required-not-property': '"{name}" is required but not a property',
+  'dedup-key-not-item-property': '"{key}" is not a property of the items of {schema}',
+  'rule-field-unknown': '{kind}: field "{name}" is not a property of {schema}',
+  'header-name-mismatch': 'listed as {name}, but its x-name is {xName}',
+
+  // Repository checks (src/check).
+  'citation-unknown': 'cites {id}, which has no record in spec/decisions{more}',
+  'traceability-table': '{problems}',
+  'traceability-path-missing': 'names {what}: {paths}',
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTICS;
+
+/** The parameter names of a template: `{name}` with a bare name (so `{type: null}` is text). */
+type ParamsOf<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
+  ? (P extends `${string}${' ' | ':'}${string}` ? never : P) | ParamsOf<Rest>
+  : never;
+
+export type DiagnosticParams<C extends DiagnosticCode> = Record<
+  ParamsOf<(typeof DIAGNOSTICS)[C]>,
+  string | number
+>;
+
+/** The arguments after the code: the parameters, when its template has any. */
+export type DiagnosticArgs<C extends DiagnosticCode> = [ParamsOf<(typeof DIAGNOSTICS)[C]>] extends [never]
+  ? []
+  : [params: DiagnosticParams<C>];
+
+/** The message of a diagnostic, its parameters filled in. */
+export function diagnosticMessage(
+  code: DiagnosticCode,
+  params: Record<string, string | number> = {},
+): string {
+  return DIAGNOSTICS[code].replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (all, name: string) =>
+    name in params ? String(params[name]) : all,
+  );
+}
