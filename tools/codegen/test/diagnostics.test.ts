@@ -432,6 +432,12 @@ const ROWS: Row[] = [
     run: () => field({ type: 'string', 'x-rules': [{ kind: 'url', scheme: 'x' }] }),
   },
   {
+    code: 'rule-kind-misplaced',
+    where: `${API}: components.schemas.O.properties.f.items.x-rules[0].kind`,
+    run: () =>
+      field({ type: 'array', items: { type: 'string', 'x-rules': [{ kind: 'url', schemes: ['https'] }] } }),
+  },
+  {
     code: 'required-not-property',
     where: `${API}: components.schemas.O.required`,
     run: () => schemas({ O: { type: 'object', required: ['g'], properties: { f: { type: 'string' } } } }),

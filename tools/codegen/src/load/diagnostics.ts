@@ -80,6 +80,7 @@ export const DIAGNOSTICS = {
   'type-unsupported': 'unsupported type {type}; use string, integer, number, boolean, array or a $ref',
   'unknown-rule-kind': 'unknown rule kind "{kind}"',
   'unknown-rule-parameter': 'unknown parameter of rule kind {kind}',
+  'rule-kind-misplaced': 'rule kind {kind} goes on {place}, not on {here}',
   'required-not-property': '"{name}" is required but not a property',
   'dedup-key-not-item-property': '"{key}" is not a property of the items of {schema}',
   'rule-field-unknown': '{kind}: field "{name}" is not a property of {schema}',

@@ -79,11 +79,25 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   return node.fail('type-unsupported', { type: JSON.stringify(t) });
 }
 
+/** Where an x-rules entry stands, and the places of the kinds that may stand there. */
+const PLACES = {
+  field: { here: 'a field', kinds: ['value', 'field'] },
+  item: { here: 'array items', kinds: ['value'] },
+  object: { here: 'an object', kinds: ['object'] },
+} as const;
+
+/** Where a kind of each place may stand, in words. */
+const PLACE_WORDS = { value: 'a field or its array items', field: 'a field', object: 'an object' } as const;
+
 /** One x-rules entry -> a typed rule, read by its kind's module (src/rules/<kind>.ts). */
-function customRule(ctx: SchemaContext, r: Reader): RuleIR {
+function customRule(ctx: SchemaContext, r: Reader, where: keyof typeof PLACES): RuleIR {
   const kind = r.at('kind').string();
-  const parse = kindNamed(kind)?.parse;
-  if (!parse) return r.at('kind').fail('unknown-rule-kind', { kind });
+  const k = kindNamed(kind);
+  const parse = k?.parse;
+  if (!k || !parse) return r.at('kind').fail('unknown-rule-kind', { kind });
+  const place = PLACES[where];
+  if (!(place.kinds as readonly string[]).includes(k.place))
+    r.at('kind').fail('rule-kind-misplaced', { kind, place: PLACE_WORDS[k.place], here: place.here });
   for (const p of Object.keys(r.object()))
     if (p !== 'kind' && !parse.params.includes(p)) r.at(p).fail('unknown-rule-parameter', { kind });
   return parse.read(r, ctx);
@@ -161,7 +175,7 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
       : 'failed';
     rules.push({ kind: 'pattern', severity, pattern: node.at('pattern').regex() });
   }
-  for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r));
+  for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r, 'field'));
 
   const itemRules: RuleIR[] = [];
   if (type.kind === 'array') {
@@ -169,7 +183,7 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
     itemRules.push({ kind: 'type', severity: 'failed', expected: type.items, nullable: false });
     const ib = boundsOf(ctx, items);
     if (ib) itemRules.push(ib);
-    for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r));
+    for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r, 'item'));
   }
   const field: FieldIR = {
     name,
@@ -214,7 +228,7 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     const rules: RuleIR[] = s
       .at('x-rules')
       .optArray()
-      .map((r) => customRule(ctx, r));
+      .map((r) => customRule(ctx, r, 'object'));
     const unknownKeys = s.at('x-unknown-keys').present
       ? s.at('x-unknown-keys').oneOf(['failed', 'warning', 'request', 'allow'] as const)
       : 'allow';

@@ -6,10 +6,9 @@ import type { Site } from './site.js';
 /** Code checking one rule on a value whose JSON type is already right (src/rules/<kind>.ts emits it). */
 export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): string[] {
   const k = kindOf(r);
-  if (k.place === 'object')
-    throw new Error(`events-validators: rule kind ${r.kind} belongs to an object, not to field ${site.name}`);
-  if (k.place === 'field' && site.item)
-    throw new Error(`events-validators: rule kind ${r.kind} on array items (${site.name}) is not supported`);
+  // The model placed every rule where its kind may stand (diagnostic rule-kind-misplaced).
+  if (k.place === 'object' || (k.place === 'field' && site.item))
+    throw new Error(`events-validators: rule kind ${r.kind} misplaced on ${site.owner}.${site.name}`);
   return k.code(r, site, { ir, scope });
 }
 
@@ -17,7 +16,7 @@ export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): strin
 export function objectRuleCode(ir: IR, schema: SchemaIR, r: RuleIR, scope: FileScope): string[] {
   const k = kindOf(r);
   if (k.place !== 'object')
-    throw new Error(`events-validators: rule kind ${r.kind} is not an object rule (${schema.name})`);
+    throw new Error(`events-validators: rule kind ${r.kind} misplaced on ${schema.name}`);
   return k.code(r, schema, { ir, scope });
 }
 
