@@ -1,6 +1,6 @@
 // Every diagnostic of src/load/diagnostics.ts fires on a small broken input, with its code, its file and the
 // path or line it names. A code added to the table without a row here fails the first test.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -520,6 +520,13 @@ describe('generator diagnostics', () => {
     expect(e.code).toBe(row.code);
     expect(`${e.file}: ${e.path || '(root)'}`).toBe(row.where);
     expect(e.message).toBe(`${row.where}: ${e.problem} [${row.code}]`);
+  });
+
+  it('the README lists every code with its message', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Diagnostics'), readme.indexOf('## Tests'));
+    const listed = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (.*) \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(Object.fromEntries(listed)).toEqual(DIAGNOSTICS);
   });
 
   it('fills a template: bare names are parameters, other braces are text', () => {

@@ -2,7 +2,7 @@
  * Every problem `pnpm gen` reports in spec/ (or in the repository it checks): a stable code and its message
  * template. `{name}` is a parameter the reporter gives; braces around anything but a bare name are text.
  * A new check adds one line here and reports it with `reader.fail(code, params)` or `new SpecError(...)`;
- * test/diagnostics.test.ts makes each code fire on a broken spec.
+ * test/diagnostics.test.ts makes each code fire on a broken spec (C105).
  */
 export const DIAGNOSTICS = {
   // A value of the wrong shape (Reader).

@@ -23,7 +23,7 @@ import { userAgent } from './user-agent.js';
 
 /**
  * Every rule kind, by the name the spec and messages.yaml give it. A new kind is a module of this folder, a
- * line here, and its runtime in packages/events-validators/src/lib.
+ * line here, and its runtime in packages/events-validators/src/lib (C104).
  */
 export const RULE_KINDS = {
   required,
