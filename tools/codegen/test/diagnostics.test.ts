@@ -6,13 +6,15 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCitations } from '../src/check/citations.js';
 import { checkTraceability } from '../src/check/traceability.js';
-import type { DecisionIR, IR, MessageIR } from '../src/ir/types.js';
+import { eventsValidatorsEmitter } from '../src/emitters/events-validators/index.js';
+import type { DecisionIR, IR, MessageIR, SchemaIR } from '../src/ir/types.js';
 import { parseDecisionFile } from '../src/load/decisions.js';
 import { DIAGNOSTICS, type DiagnosticCode, diagnosticMessage } from '../src/load/diagnostics.js';
 import { type LoadedSpec, loadSpec, validateOpenApi } from '../src/load/load-spec.js';
 import { parseYaml } from '../src/load/parse-yaml.js';
 import { Reader } from '../src/load/reader.js';
 import { SpecError } from '../src/load/spec-error.js';
+import { buildIR } from '../src/model/build-ir.js';
 import {
   dataReader,
   limitRef,
@@ -103,6 +105,24 @@ const messageKinds = (code: string, m: Partial<MessageIR> | undefined) => {
   const list = realMessages.filter((x) => x.code !== code);
   if (m) list.push(message({ code, ...m }));
   checkMessageKinds(at('spec/data/messages.yaml', {}), list);
+};
+
+/** The IR of the real spec, built once; each emitter row breaks a copy. */
+let realIR: IR;
+beforeAll(async () => {
+  realIR = await buildIR(await loadSpec(realSpecDir));
+});
+type Edit = (ir: IR, schema: (name: string) => SchemaIR) => void;
+/** The validators emitter run on a copy of the real IR with one edit. */
+function validators(edit: Edit) {
+  const ir = structuredClone(realIR);
+  edit(ir, (name) => ir.schemas.find((s) => s.name === name)!);
+  return eventsValidatorsEmitter.emit(ir);
+}
+const fieldOf = (s: SchemaIR, name: string) => s.fields.find((f) => f.name === name)!;
+/** Rules of a kind dropped from every field of a schema. */
+const dropRules = (s: SchemaIR, kind: string) => {
+  for (const f of s.fields) f.rules = f.rules.filter((r) => r.kind !== kind);
 };
 
 const TABLE = (rows: string[]) =>
@@ -475,6 +495,156 @@ const ROWS: Row[] = [
         [],
         {},
       ),
+  },
+  // What the validators emitter needs of the schemas
+  {
+    code: 'min-items-per-event',
+    where: `${API}: components.schemas.CustomData.properties.content_ids.minItems`,
+    run: () =>
+      validators((_, s) => {
+        const b = fieldOf(s('CustomData'), 'content_ids').rules.find((r) => r.kind === 'bounds');
+        if (b?.kind === 'bounds') b.minItems = 1;
+      }),
+  },
+  {
+    code: 'min-length-unsupported',
+    where: `${API}: components.schemas.ConversionEvent.properties.event_id.minLength`,
+    run: () =>
+      validators((_, s) => {
+        const b = fieldOf(s('ConversionEvent'), 'event_id').rules.find((r) => r.kind === 'bounds');
+        if (b?.kind === 'bounds') b.minLength = 2;
+      }),
+  },
+  {
+    code: 'agrees-with-not-object',
+    where: `${API}: components.schemas.ConversionEvent.x-rules`,
+    run: () =>
+      validators((_, s) => {
+        const r = s('ConversionEvent').rules.find((x) => x.kind === 'agrees-with');
+        if (r?.kind === 'agrees-with') r.in = 'event_id';
+      }),
+  },
+  {
+    code: 'agrees-with-no-field',
+    where: `${API}: components.schemas.ConversionEvent.x-rules`,
+    run: () =>
+      validators((_, s) => {
+        const r = s('ConversionEvent').rules.find((x) => x.kind === 'agrees-with');
+        if (r?.kind === 'agrees-with') r.field = 'nothing';
+      }),
+  },
+  {
+    code: 'event-name-field-missing',
+    where: `${API}: components.schemas.ConversionEvent.x-rules`,
+    run: () =>
+      validators((_, s) => {
+        const event = s('ConversionEvent');
+        event.rules = event.rules.filter((r) => r.kind !== 'recommended-fields');
+        dropRules(event, 'event-name');
+      }),
+  },
+  {
+    code: 'too-many-recommended',
+    where: `${API}: components.schemas.ConversionEvent`,
+    run: () =>
+      validators((_, s) => {
+        for (const name of ['ConversionEvent', 'UserData', 'CustomData'])
+          for (const f of s(name).fields)
+            f.recommended ??= { actionSources: 'all', eventNames: null, weight: 1 };
+      }),
+  },
+  {
+    code: 'action-source-field',
+    where: `${API}: components.schemas.ConversionEvent`,
+    run: () => validators((_, s) => dropRules(s('ConversionEvent'), 'enum')),
+  },
+  {
+    code: 'recommended-in-items',
+    where: `${API}: components.schemas.CustomData.properties.contents`,
+    run: () =>
+      validators((_, s) => {
+        fieldOf(s('ContentItem'), 'id').recommended = { actionSources: 'all', eventNames: null, weight: 1 };
+      }),
+  },
+  {
+    code: 'unknown-keys-allowed',
+    where: `${API}: components.schemas.AppInfo`,
+    run: () =>
+      validators((_, s) => {
+        s('AppInfo').unknownKeys = 'allow';
+      }),
+  },
+  {
+    code: 'unknown-keys-request',
+    where: `${API}: components.schemas.AppInfo.x-unknown-keys`,
+    run: () =>
+      validators((_, s) => {
+        s('AppInfo').unknownKeys = 'request';
+      }),
+  },
+  {
+    code: 'batch-request-count',
+    where: `${API}: components.schemas`,
+    run: () =>
+      validators((_, s) => {
+        const req = s('ConversionEventsRequest');
+        req.rules = req.rules.filter((r) => r.kind !== 'dedup');
+      }),
+  },
+  {
+    code: 'batch-events-field',
+    where: `${API}: components.schemas.ConversionEventsRequest`,
+    run: () =>
+      validators((_, s) => {
+        const req = s('ConversionEventsRequest');
+        req.fields = req.fields.filter((f) => f.name !== 'data');
+      }),
+  },
+  {
+    code: 'event-time-field',
+    where: `${API}: components.schemas.ConversionEvent`,
+    run: () => validators((_, s) => dropRules(s('ConversionEvent'), 'unix-seconds')),
+  },
+  {
+    code: 'dedup-key-not-string',
+    where: `${API}: components.schemas.ConversionEventsRequest.x-dedup.key`,
+    run: () =>
+      validators((_, s) => {
+        const r = s('ConversionEventsRequest').rules.find((x) => x.kind === 'dedup');
+        if (r?.kind === 'dedup') r.key = ['event_time'];
+      }),
+  },
+  {
+    code: 'request-problem-missing',
+    where: 'spec/data/request-errors.yaml: problems',
+    run: () =>
+      validators((ir) => {
+        ir.requestProblems = [];
+      }),
+  },
+  {
+    code: 'normalization-step-runtime',
+    where: 'spec/data/normalization.yaml: kinds.email',
+    run: () =>
+      validators((ir) => {
+        ir.normalization.kinds.find((k) => k.name === 'email')!.steps.push('telepathy');
+      }),
+  },
+  {
+    code: 'normalize-kind-unknown',
+    where: `${API}: components.schemas.UserData.properties.em.x-normalize`,
+    run: () =>
+      validators((_, s) => {
+        fieldOf(s('UserData'), 'em').normalize = 'emails';
+      }),
+  },
+  {
+    code: 'identifier-holder',
+    where: `${API}: components.schemas.ConversionEvent`,
+    run: () =>
+      validators((ir) => {
+        for (const x of ir.schemas) for (const f of x.fields) delete f.normalize;
+      }),
   },
   // Repository checks
   {

@@ -290,4 +290,6 @@ export interface IR {
   differences: DifferenceIR[];
   /** The OpenAPI document with x-limits and x-enum-from resolved into keywords (for ajv, renderers, docs). */
   openapi: Record<string, unknown>;
+  /** The files the IR was read from, as errors name them: openapi.yaml and each data file by its x-data key. */
+  files: { openapi: string; data: Record<string, string> };
 }

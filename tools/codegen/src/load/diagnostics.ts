@@ -86,6 +86,26 @@ export const DIAGNOSTICS = {
   'rule-field-unknown': '{kind}: field "{name}" is not a property of {schema}',
   'header-name-mismatch': 'listed as {name}, but its x-name is {xName}',
 
+  // What the validators emitter needs of the schemas (src/rules, src/emitters/events-validators).
+  'min-items-per-event': 'minItems is checked on the batch request only, not on a field of an event',
+  'min-length-unsupported': 'minLength {min}: only minLength 1 (empty_string) is supported',
+  'agrees-with-not-object': 'agrees-with: {in} is not an object property',
+  'agrees-with-no-field': 'agrees-with: {in} has no field {field}',
+  'event-name-field-missing': '{what} needs a field with the event-name rule',
+  'too-many-recommended': '{count} recommended fields; the match-quality masks hold 31',
+  'action-source-field': 'x-recommended actionSources needs one enum field holding {sources}',
+  'recommended-in-items': 'x-recommended inside array items ({schema}) is not supported',
+  'unknown-keys-allowed': 'an event schema must fail on unknown keys or drop them (x-unknown-keys)',
+  'unknown-keys-request': 'only the batch body fails the whole request on unknown keys',
+  'batch-request-count': 'expected one schema with x-dedup (the batch request), found {count}',
+  'batch-events-field': 'the batch request must hold exactly one array of events',
+  'event-time-field': 'the event needs exactly one unix-seconds field, found {count}',
+  'dedup-key-not-string': 'dedup key {key} must be a string field of {schema}',
+  'request-problem-missing': 'no problem "{key}" for the batch body (C2)',
+  'normalization-step-runtime': 'normalization step "{step}" has no runtime',
+  'normalize-kind-unknown': 'unknown normalization kind {kind}',
+  'identifier-holder': 'expected one field holding the x-normalize fields, found {count}',
+
   // Repository checks (src/check).
   'citation-unknown': 'cites {id}, which has no record in spec/decisions{more}',
   'traceability-table': '{problems}',

@@ -78,6 +78,10 @@ export async function buildIR(spec: LoadedSpec): Promise<IR> {
     decisions,
     differences: readDifferences(dataReader(spec, 'differences'), decisions),
     openapi,
+    files: {
+      openapi: file,
+      data: Object.fromEntries(Object.entries(spec.data).map(([k, d]) => [k, d.file])),
+    },
   };
 }
 

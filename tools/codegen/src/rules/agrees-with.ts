@@ -1,4 +1,5 @@
 import { literal } from '../emit/literal.js';
+import { schemaAt } from '../emit/spec-at.js';
 import { code, words } from '../emitters/events-docs/md.js';
 import { block, quote } from '../emitters/events-validators/code.js';
 import { constName, fieldBit, pickName } from '../emitters/events-validators/names.js';
@@ -19,11 +20,11 @@ export interface AgreesWithRule {
 function innerSchema(ir: IR, schema: SchemaIR, name: string, field: string): SchemaIR {
   const f = schema.fields.find((x) => x.name === name);
   if (f?.type.kind !== 'ref' || f.type.target !== 'object')
-    throw new Error(`events-validators: ${schema.name}.${name} is not an object property`);
+    return schemaAt(ir, schema.name, undefined, 'x-rules').fail('agrees-with-not-object', { in: name });
   const target = f.type.name;
   const inner = ir.schemas.find((x) => x.name === target);
   if (!inner?.fields.some((x) => x.name === field))
-    throw new Error(`events-validators: ${schema.name}.${name} has no field ${field}`);
+    return schemaAt(ir, schema.name, undefined, 'x-rules').fail('agrees-with-no-field', { in: name, field });
   return inner;
 }
 

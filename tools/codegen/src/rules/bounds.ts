@@ -1,3 +1,4 @@
+import { schemaAt } from '../emit/spec-at.js';
 import { limitText, num } from '../emitters/events-docs/md.js';
 import { block, limitValue, quote } from '../emitters/events-validators/code.js';
 import type { LimitRef } from '../ir/types.js';
@@ -77,14 +78,14 @@ export const bounds: ValueKind<BoundsRule> = {
   ],
   answers: (r, c) => ANSWERS[c]?.(r) ?? true,
   mayChange: drops,
-  code(r, site, { scope }) {
+  code(r, site, { ir, scope }) {
     const { v, loc, stop } = site;
     const lib = (name: string) => scope.lib('bounds', name);
     const t = site.type;
     const out: string[] = [];
     if (t.kind === 'array') {
       if (r.minItems !== undefined)
-        throw new Error(`events-validators: minItems on ${site.name} is not supported per event`);
+        schemaAt(ir, site.owner, site.name, 'minItems').fail('min-items-per-event');
       if (r.maxItems !== undefined) {
         const max = limitValue(r.maxItems);
         out.push(
@@ -107,9 +108,7 @@ export const bounds: ValueKind<BoundsRule> = {
         );
     } else {
       if (r.minLength !== undefined && r.minLength > 1)
-        throw new Error(
-          `events-validators: minLength ${r.minLength} on ${site.name}: only minLength 1 (empty_string) is supported`,
-        );
+        schemaAt(ir, site.owner, site.name, 'minLength').fail('min-length-unsupported', { min: r.minLength });
       if (r.minLength === 1)
         out.push(
           ...block(`if (${v}.length === 0) `, [

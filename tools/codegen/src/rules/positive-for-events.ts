@@ -1,3 +1,4 @@
+import { schemaAt } from '../emit/spec-at.js';
 import { code, words } from '../emitters/events-docs/md.js';
 import { block, quote } from '../emitters/events-validators/code.js';
 import { eventNameField } from '../emitters/events-validators/model.js';
@@ -33,10 +34,12 @@ export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
     },
   },
   names: (r) => [r.in],
-  code(r, schema, { scope }) {
+  code(r, schema, { ir, scope }) {
     const nameField = eventNameField(schema);
     if (!nameField)
-      throw new Error(`events-validators: positive-for-events needs an event-name field in ${schema.name}`);
+      return schemaAt(ir, schema.name, undefined, 'x-rules').fail('event-name-field-missing', {
+        what: 'positive-for-events',
+      });
     const inName = quote(r.in);
     const en = `t[${quote(nameField.name)}]`;
     return block(`if (${r.eventNames.map((n) => `${en} === ${quote(n)}`).join(' || ')}) `, [

@@ -1,4 +1,5 @@
 import { literal } from '../emit/literal.js';
+import { schemaAt } from '../emit/spec-at.js';
 import { block, quote } from '../emitters/events-validators/code.js';
 import { eventNameField } from '../emitters/events-validators/model.js';
 import { constName } from '../emitters/events-validators/names.js';
@@ -19,23 +20,20 @@ function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
     if (r.field.recommended!.actionSources !== 'all')
       for (const a of r.field.recommended!.actionSources) sources.add(a);
   const lines = [...head];
-  if (sources.size) lines.unshift(`const as = s[${quote(actionSourceField(schema, sources).name)}];`);
+  if (sources.size) lines.unshift(`const as = s[${quote(actionSourceField(ir, schema, sources).name)}];`);
   const groups = new Map<string, string>();
   const nameField = eventNameField(schema);
   for (const r of fields) {
     const names = r.field.recommended!.eventNames;
     if (names === null || groups.has(names.join())) continue;
     if (!nameField)
-      throw new Error(
-        `events-validators: x-recommended eventNames needs an event-name field in ${schema.name}`,
-      );
+      return schemaAt(ir, schema.name).fail('event-name-field-missing', { what: 'x-recommended eventNames' });
     if (groups.size === 0) lines.push(`const en = s[${quote(nameField.name)}];`);
     const g = `g${groups.size}`;
     groups.set(names.join(), g);
     lines.push(`const ${g} = ${names.map((n) => `en === ${quote(n)}`).join(' || ')};`);
   }
-  if (fields.length > 31)
-    throw new Error(`events-validators: more than 31 recommended fields in ${schema.name}`);
+  if (fields.length > 31) schemaAt(ir, schema.name).fail('too-many-recommended', { count: fields.length });
   const present = scope.lib('present', 'present');
   const paths = scope.constant(
     `RECOMMENDED_${constName(schema.name)}`,

@@ -1,5 +1,6 @@
 import { type FunctionDeclarationStructure, StructureKind } from 'ts-morph';
 import { doc, literal } from '../../emit/literal.js';
+import { schemaAt } from '../../emit/spec-at.js';
 import type { FieldIR, IR, RuleIR, SchemaIR } from '../../ir/types.js';
 import { block, quote } from './code.js';
 import { fieldCase } from './fields.js';
@@ -15,7 +16,7 @@ const PARAMS = [
   { name: 'o', type: 'EventProblems' },
 ];
 
-function unknownKeysDefault(schema: SchemaIR, scope: FileScope): string[] {
+function unknownKeysDefault(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
   const keys = () =>
     scope.constant(
       `KEYS_${constName(schema.name)}`,
@@ -25,9 +26,7 @@ function unknownKeysDefault(schema: SchemaIR, scope: FileScope): string[] {
   const unknownKey = () => scope.lib('unknown-keys', 'unknownKey');
   switch (schema.unknownKeys) {
     case 'allow':
-      throw new Error(
-        `events-validators: ${schema.name} allows unknown keys; an event schema must fail on them or drop them (x-unknown-keys)`,
-      );
+      return schemaAt(ir, schema.name).fail('unknown-keys-allowed');
     case 'failed':
       return ['default:', `  ${unknownKey()}(o, 'unknown_field', p, i, k, ${keys()});`];
     case 'warning':
@@ -37,9 +36,7 @@ function unknownKeysDefault(schema: SchemaIR, scope: FileScope): string[] {
         '  du = true;',
       ];
     case 'request':
-      throw new Error(
-        `events-validators: ${schema.name} fails the whole request on unknown keys; only the batch body may`,
-      );
+      return schemaAt(ir, schema.name, undefined, 'x-unknown-keys').fail('unknown-keys-request');
   }
 }
 
@@ -100,7 +97,7 @@ export function schemaFunction(ir: IR, schema: SchemaIR, scope: FileScope): Func
     ...(schema.unknownKeys === 'warning' ? ['let du = false;'] : []),
     ...block('for (const k in s) ', [
       'let x: unknown = s[k];',
-      ...block('switch (k) ', [...cases, ...unknownKeysDefault(schema, scope)]),
+      ...block('switch (k) ', [...cases, ...unknownKeysDefault(ir, schema, scope)]),
     ]),
     ...required,
     `let t = a === undefined && dm === 0${schema.unknownKeys === 'warning' ? ' && !du' : ''} ? s : ${pickName(schema.name)}(s, a, pm & ~dm);`,

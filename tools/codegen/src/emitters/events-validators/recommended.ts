@@ -1,16 +1,15 @@
+import { schemaAt } from '../../emit/spec-at.js';
 import type { FieldIR, IR, SchemaIR } from '../../ir/types.js';
 import { quote } from './code.js';
 import { refName, schemaByName } from './model.js';
 
 /** The field that a recommended-fields condition reads: the enum field holding every action source named. */
-export function actionSourceField(event: SchemaIR, needed: Set<string>): FieldIR {
+export function actionSourceField(ir: IR, event: SchemaIR, needed: Set<string>): FieldIR {
   const found = event.fields.filter((f) =>
     f.rules.some((r) => r.kind === 'enum' && [...needed].every((v) => r.values.includes(v))),
   );
   if (found.length !== 1)
-    throw new Error(
-      `events-validators: ${event.name} needs one enum field holding ${[...needed].join(', ')} for x-recommended`,
-    );
+    schemaAt(ir, event.name).fail('action-source-field', { sources: [...needed].join(', ') });
   return found[0]!;
 }
 
@@ -66,9 +65,7 @@ export function recommendedFields(
     } else if (f.type.kind === 'array' && refName(f.type)) {
       const nested = schemaByName(ir, refName(f.type)!);
       if (nested.fields.some((x) => x.recommended))
-        throw new Error(
-          `events-validators: x-recommended inside array items (${nested.name}) is not supported`,
-        );
+        schemaAt(ir, schema.name, f.name).fail('recommended-in-items', { schema: nested.name });
     }
   }
   return out;
