@@ -6,6 +6,10 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCitations } from '../src/check/citations.js';
 import { checkTraceability } from '../src/check/traceability.js';
+import type { Emitter } from '../src/emit/emitter.js';
+import { eventsClientEmitter } from '../src/emitters/events-client/index.js';
+import { eventsDocsEmitter } from '../src/emitters/events-docs/index.js';
+import { eventsMockServerEmitter } from '../src/emitters/events-mock-server/index.js';
 import { eventsValidatorsEmitter } from '../src/emitters/events-validators/index.js';
 import type { DecisionIR, IR, MessageIR, SchemaIR } from '../src/ir/types.js';
 import { parseDecisionFile } from '../src/load/decisions.js';
@@ -113,12 +117,22 @@ beforeAll(async () => {
   realIR = await buildIR(await loadSpec(realSpecDir));
 });
 type Edit = (ir: IR, schema: (name: string) => SchemaIR) => void;
-/** The validators emitter run on a copy of the real IR with one edit. */
-function validators(edit: Edit) {
+/** An emitter run on a copy of the real IR with one edit. */
+function emit(emitter: Emitter, edit: Edit) {
   const ir = structuredClone(realIR);
   edit(ir, (name) => ir.schemas.find((s) => s.name === name)!);
-  return eventsValidatorsEmitter.emit(ir);
+  return emitter.emit(ir);
 }
+/** The validators emitter run on a copy of the real IR with one edit. */
+const validators = (edit: Edit) => emit(eventsValidatorsEmitter, edit);
+const EVENTS = '/v5/ad_accounts/{ad_account_id}/events';
+const eventsOp = (ir: IR) => ir.operations.find((o) => o.path === EVENTS && o.method === 'post')!;
+/** Each request body content of the resolved OpenAPI document. */
+const contents = (ir: IR) =>
+  Object.values(
+    ir.openapi.paths as Record<string, Record<string, { requestBody?: { content: Obj } }>>,
+  ).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? [op.requestBody.content] : [])));
+type Obj = Record<string, Record<string, unknown>>;
 const fieldOf = (s: SchemaIR, name: string) => s.fields.find((f) => f.name === name)!;
 /** Rules of a kind dropped from every field of a schema. */
 const dropRules = (s: SchemaIR, kind: string) => {
@@ -544,6 +558,16 @@ const ROWS: Row[] = [
       }),
   },
   {
+    code: 'too-many-fields',
+    where: `${API}: components.schemas.AppInfo`,
+    run: () =>
+      validators((_, s) => {
+        const app = s('AppInfo');
+        const f = app.fields[0]!;
+        for (let k = app.fields.length; k < 32; k++) app.fields.push({ ...f, name: `extra_${k}` });
+      }),
+  },
+  {
     code: 'too-many-recommended',
     where: `${API}: components.schemas.ConversionEvent`,
     run: () =>
@@ -644,6 +668,123 @@ const ROWS: Row[] = [
     run: () =>
       validators((ir) => {
         for (const x of ir.schemas) for (const f of x.fields) delete f.normalize;
+      }),
+  },
+  // What the server, docs and client emitters need of the spec
+  {
+    code: 'rate-limit-header-unknown',
+    where: 'spec/data/rate-limits.yaml: headers',
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        ir.rateLimits.headers.limit = 'X-Nope';
+      }),
+  },
+  {
+    code: 'request-content-types',
+    where: `${API}: paths`,
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        contents(ir)[0]!['text/plain'] = {};
+      }),
+  },
+  {
+    code: 'demo-example-count',
+    where: `${API}: paths`,
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        for (const c of contents(ir))
+          for (const t of Object.values(c))
+            for (const e of Object.values((t.examples ?? {}) as Obj)) delete e['x-demo'];
+      }),
+  },
+  {
+    code: 'path-parameter-max-length',
+    where: `${API}: paths.${EVENTS}.post.parameters`,
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        for (const p of eventsOp(ir).parameters) if (p.in === 'path') delete p.maxLength;
+      }),
+  },
+  {
+    code: 'exclusive-maximum-number',
+    where: `${API}: components.schemas`,
+    run: () =>
+      emit(eventsMockServerEmitter, (_, s) => {
+        const b = fieldOf(s('FaultSpec'), 'fraction').rules.find((r) => r.kind === 'bounds');
+        if (b?.kind === 'bounds') b.exclusiveMaximum = 1;
+      }),
+  },
+  {
+    code: 'alias-of-unknown',
+    where: `${API}: paths.${EVENTS}.post.parameters`,
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        for (const p of eventsOp(ir).parameters) if (p.aliasOf) p.aliasOf = 'nope';
+      }),
+  },
+  {
+    code: 'events-operation-count',
+    where: `${API}: paths`,
+    run: () =>
+      emit(eventsDocsEmitter, (ir) => {
+        eventsOp(ir).testMode = false;
+      }),
+  },
+  {
+    code: 'needed-by-emitter',
+    where: 'spec/data/limits.yaml: limits',
+    run: () =>
+      emit(eventsClientEmitter, (ir) => {
+        ir.limits = ir.limits.filter((l) => l.key !== 'batch_max_events');
+      }),
+  },
+  {
+    code: 'security-schemes',
+    where: `${API}: components.securitySchemes`,
+    run: () =>
+      emit(eventsDocsEmitter, (ir) => {
+        ir.securitySchemes = ir.securitySchemes.filter((x) => x.parameter?.in !== 'cookie');
+      }),
+  },
+  {
+    code: 'worked-example-invalid',
+    where: 'spec/data/normalization.yaml: dateFormats',
+    run: () =>
+      emit(eventsDocsEmitter, (ir) => {
+        ir.normalization.dateFormats = [];
+      }),
+  },
+  {
+    code: 'worked-example-step',
+    where: 'spec/data/normalization.yaml: kinds',
+    run: () =>
+      emit(eventsDocsEmitter, (ir) => {
+        ir.normalization.kinds.find((k) => k.name === 'email')!.steps.push('telepathy');
+      }),
+  },
+  {
+    code: 'worked-example-missing',
+    where: 'spec/data/normalization.yaml: kinds.postcode',
+    run: () =>
+      emit(eventsDocsEmitter, (ir, s) => {
+        ir.normalization.kinds.find((k) => k.name === 'zip')!.name = 'postcode';
+        fieldOf(s('UserData'), 'zp').normalize = 'postcode';
+      }),
+  },
+  {
+    code: 'retry-after-header',
+    where: `${API}: components.headers`,
+    run: () =>
+      emit(eventsClientEmitter, (ir) => {
+        ir.rateLimits.headers.retryAfter = 'X-Nope';
+      }),
+  },
+  {
+    code: 'success-response-count',
+    where: `${API}: paths.${EVENTS}.post.responses`,
+    run: () =>
+      emit(eventsClientEmitter, (ir) => {
+        eventsOp(ir).responses.push({ status: '201', description: 'Created' });
       }),
   },
   // Repository checks

@@ -14,3 +14,8 @@ export function schemaAt(ir: IR, schema: string, field?: string, ...below: strin
 export function dataAt(ir: IR, key: string, path: string): Reader {
   return new Reader(ir.files.data[key] ?? ir.files.openapi, undefined, path);
 }
+
+/** A node of openapi.yaml by its path segments (`'paths', op.path, op.method`). */
+export function specAt(ir: IR, ...path: string[]): Reader {
+  return new Reader(ir.files.openapi, undefined, path.join('.'));
+}

@@ -92,6 +92,7 @@ export const DIAGNOSTICS = {
   'agrees-with-not-object': 'agrees-with: {in} is not an object property',
   'agrees-with-no-field': 'agrees-with: {in} has no field {field}',
   'event-name-field-missing': '{what} needs a field with the event-name rule',
+  'too-many-fields': '{count} fields; the masks of the generated check hold 31',
   'too-many-recommended': '{count} recommended fields; the match-quality masks hold 31',
   'action-source-field': 'x-recommended actionSources needs one enum field holding {sources}',
   'recommended-in-items': 'x-recommended inside array items ({schema}) is not supported',
@@ -101,10 +102,27 @@ export const DIAGNOSTICS = {
   'batch-events-field': 'the batch request must hold exactly one array of events',
   'event-time-field': 'the event needs exactly one unix-seconds field, found {count}',
   'dedup-key-not-string': 'dedup key {key} must be a string field of {schema}',
-  'request-problem-missing': 'no problem "{key}" for the batch body (C2)',
+  'request-problem-missing': 'no problem "{key}" for {why}',
   'normalization-step-runtime': 'normalization step "{step}" has no runtime',
   'normalize-kind-unknown': 'unknown normalization kind {kind}',
   'identifier-holder': 'expected one field holding the x-normalize fields, found {count}',
+
+  // What the server, docs and client emitters need of the spec.
+  'rate-limit-header-unknown': 'header {name} is no x-name of components.headers',
+  'request-content-types': 'request bodies use {types}; expected one type',
+  'demo-example-count': 'exactly one request example needs x-demo: true, found {count}',
+  'path-parameter-max-length': 'path parameter {name} needs a maxLength (the router bound)',
+  'exclusive-maximum-number': 'number field {field} has exclusiveMaximum; use maximum',
+  'alias-of-unknown': '{name} is an alias of {aliasOf}, which is no parameter of the operation',
+  'events-operation-count':
+    'expected one operation with x-test-mode and a request body (the events endpoint), found {count}',
+  'needed-by-emitter': '{emitter} needs {what} {name}, which the spec lacks',
+  'security-schemes': 'the Security page needs a cookie scheme and a header scheme (C64, C71)',
+  'worked-example-invalid': 'the docs\' worked example "{value}" does not pass step {step}',
+  'worked-example-step': 'the docs\' worked example does not know normalization step "{step}"',
+  'worked-example-missing': 'the docs have no worked example for this normalization kind',
+  'retry-after-header': 'no component header is Retry-After (rate-limits.yaml headers)',
+  'success-response-count': 'an operation needs exactly one 2xx response, found {count}',
 
   // Repository checks (src/check).
   'citation-unknown': 'cites {id}, which has no record in spec/decisions{more}',

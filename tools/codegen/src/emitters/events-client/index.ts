@@ -1,6 +1,7 @@
 import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
+import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR } from '../../ir/types.js';
 
@@ -26,7 +27,7 @@ function deref(ir: IR, o: Obj, kind: string): Obj {
   if (typeof ref !== 'string') return o;
   const name = ref.split('/').pop()!;
   const target = components(ir, kind)[name];
-  if (!target) throw new Error(`events-client: unresolved ${ref}`);
+  if (!target) return specAt(ir, 'components', kind).fail('unresolved-ref', { ref });
   return target;
 }
 
@@ -35,7 +36,7 @@ function retryAfterName(ir: IR): string {
   const found = Object.values(components(ir, 'headers')).find(
     (h) => String(h['x-name']).toLowerCase() === ir.rateLimits.headers.retryAfter?.toLowerCase(),
   );
-  if (!found) throw new Error('events-client: no component header is Retry-After (rate-limits.yaml headers)');
+  if (!found) return specAt(ir, 'components.headers').fail('retry-after-header');
   return String(found['x-name']);
 }
 
@@ -54,9 +55,10 @@ function retryableStatuses(ir: IR, op: OperationIR): number[] {
     .sort((a, b) => a - b);
 }
 
-function successStatus(op: OperationIR): number {
+function successStatus(ir: IR, op: OperationIR): number {
   const ok = op.responses.map((r) => Number(r.status)).filter((s) => s >= 200 && s < 300);
-  if (ok.length !== 1) throw new Error(`events-client: ${op.operationId} needs exactly one 2xx response`);
+  if (ok.length !== 1)
+    specAt(ir, 'paths', op.path, op.method, 'responses').fail('success-response-count', { count: ok.length });
   return ok[0]!;
 }
 
@@ -67,7 +69,7 @@ function operation(ir: IR, op: OperationIR) {
     pathParams: op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
     testParam: op.testMode ? (op.parameters.find((p) => p.in === 'query' && !p.aliasOf)?.name ?? null) : null,
     hasBody: op.requestBody !== undefined,
-    success: successStatus(op),
+    success: successStatus(ir, op),
     retryable: retryableStatuses(ir, op),
     security: op.security.map((s) => s.scheme),
   };
@@ -75,7 +77,12 @@ function operation(ir: IR, op: OperationIR) {
 
 function limit(ir: IR, key: string): number {
   const l = ir.limits.find((x) => x.key === key);
-  if (!l) throw new Error(`events-client: spec/data/limits.yaml has no ${key}`);
+  if (!l)
+    return dataAt(ir, 'limits', 'limits').fail('needed-by-emitter', {
+      emitter: 'events-client',
+      what: 'the limit',
+      name: key,
+    });
   return l.value;
 }
 

@@ -63,6 +63,11 @@ export function validatorModel(ir: IR): ValidatorModel {
     }
   }
   const others = [...seen].filter((n) => n !== event.name).sort();
+  // The masks of a generated check hold one bit per field of its object (fieldBit).
+  for (const n of seen) {
+    const count = schemaByName(ir, n).fields.length;
+    if (count > 31) schemaAt(ir, n).fail('too-many-fields', { count });
+  }
   return {
     ir,
     request,

@@ -13,7 +13,7 @@ export function fieldBit(schema: SchemaIR, name: string): number {
   const k = schema.fields.findIndex((f) => f.name === name);
   if (k < 0) throw new Error(`events-validators: ${name} is not a field of ${schema.name}`);
   if (k > 30)
-    throw new Error(`events-validators: ${schema.name} has more than 31 fields; the drop mask holds 31`);
+    throw new Error(`events-validators: ${schema.name} has more than 31 fields (validatorModel checks it)`);
   return 2 ** k;
 }
 

@@ -11,7 +11,10 @@ const BODY = 'body';
 
 function problemKey(ir: IR, key: string): string {
   if (!ir.requestProblems.some((p) => p.key === key))
-    dataAt(ir, 'requestErrors', 'problems').fail('request-problem-missing', { key });
+    dataAt(ir, 'requestErrors', 'problems').fail('request-problem-missing', {
+      key,
+      why: 'the batch body (C2)',
+    });
   return quote(key);
 }
 
