@@ -1,8 +1,7 @@
 // Every diagnostic of src/load/diagnostics.ts fires on a small broken input, with its code, its file and the
 // path or line it names. A code added to the table without a row here fails the first test.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCitations } from '../src/check/citations.js';
 import { checkTraceability } from '../src/check/traceability.js';
@@ -11,7 +10,7 @@ import { eventsClientEmitter } from '../src/emitters/events-client/index.js';
 import { eventsDocsEmitter } from '../src/emitters/events-docs/index.js';
 import { eventsMockServerEmitter } from '../src/emitters/events-mock-server/index.js';
 import { eventsValidatorsEmitter } from '../src/emitters/events-validators/index.js';
-import type { DecisionIR, IR, MessageIR, SchemaIR } from '../src/ir/types.js';
+import type { DecisionIR, IR, MessageIR, RuleIR, RuleKind, SchemaIR } from '../src/ir/types.js';
 import { parseDecisionFile } from '../src/load/decisions.js';
 import { DIAGNOSTICS, type DiagnosticCode, diagnosticMessage } from '../src/load/diagnostics.js';
 import { type LoadedSpec, loadSpec, validateOpenApi } from '../src/load/load-spec.js';
@@ -19,27 +18,14 @@ import { parseYaml } from '../src/load/parse-yaml.js';
 import { Reader } from '../src/load/reader.js';
 import { SpecError } from '../src/load/spec-error.js';
 import { buildIR } from '../src/model/build-ir.js';
-import {
-  dataReader,
-  limitRef,
-  readCodeList,
-  readEventNames,
-  readLimits,
-  readMessageJoin,
-  readMessages,
-  readNamedCodes,
-  readRateLimits,
-  readRequestErrors,
-  readValueShapes,
-  templateParams,
-} from '../src/model/data.js';
+import * as data from '../src/model/data.js';
 import { readDecisions } from '../src/model/decisions.js';
 import { readDifferences } from '../src/model/differences.js';
 import { checkMessageKinds } from '../src/model/message-kinds.js';
 import { buildOperations } from '../src/model/operations.js';
 import { resolveOpenApi } from '../src/model/resolve.js';
 import { buildSchemas } from '../src/model/schemas.js';
-import { realSpecDir } from './helpers.js';
+import { realSpecDir, tempTree } from './helpers.js';
 
 const API = 'spec/openapi.yaml';
 const at = (file: string, value: unknown) => new Reader(file, value);
@@ -48,17 +34,7 @@ const temps: string[] = [];
 afterAll(async () => {
   await Promise.all(temps.map((t) => rm(t, { recursive: true, force: true })));
 });
-
-/** A fresh folder holding these files; returns its path. */
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'codegen-diag-'));
-  temps.push(root);
-  for (const [p, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, p)), { recursive: true });
-    await writeFile(join(root, p), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, temps);
 
 function schemas(s: Record<string, unknown>) {
   return buildSchemas({
@@ -89,7 +65,7 @@ const difference = (row: Record<string, unknown>, known: string[]) =>
 
 const NAME = { tagName: null, purpose: 'p', usableFor: [] };
 const eventNames = (v: Record<string, unknown>) =>
-  readEventNames(at('spec/data/event-names.yaml', v), [], []);
+  data.readEventNames(at('spec/data/event-names.yaml', v), [], []);
 
 const message = (m: Partial<MessageIR>): MessageIR => ({
   code: 'x',
@@ -103,7 +79,7 @@ const message = (m: Partial<MessageIR>): MessageIR => ({
 /** The real message table, with one template replaced, added or (undefined) left out. */
 let realMessages: MessageIR[] = [];
 beforeAll(async () => {
-  realMessages = readMessages(dataReader(await loadSpec(realSpecDir), 'messages'));
+  realMessages = data.readMessages(data.dataReader(await loadSpec(realSpecDir), 'messages'));
 });
 const messageKinds = (code: string, m: Partial<MessageIR> | undefined) => {
   const list = realMessages.filter((x) => x.code !== code);
@@ -134,6 +110,13 @@ const contents = (ir: IR) =>
   ).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? [op.requestBody.content] : [])));
 type Obj = Record<string, Record<string, unknown>>;
 const fieldOf = (s: SchemaIR, name: string) => s.fields.find((f) => f.name === name)!;
+/** The rule of a kind in a list (of an object or a field). */
+const ruleIn = <K extends RuleKind>(rules: RuleIR[], kind: K) =>
+  rules.find((r): r is Extract<RuleIR, { kind: K }> => r.kind === kind)!;
+/** The object rule of a kind dropped from a schema. */
+const withoutRule = (s: SchemaIR, kind: RuleKind) => {
+  s.rules = s.rules.filter((r) => r.kind !== kind);
+};
 /** Rules of a kind dropped from every field of a schema. */
 const dropRules = (s: SchemaIR, kind: string) => {
   for (const f of s.fields) f.rules = f.rules.filter((r) => r.kind !== kind);
@@ -188,7 +171,7 @@ const ROWS: Row[] = [
   {
     code: 'data-file-missing',
     where: 'spec/openapi.yaml: x-data.limits',
-    run: () => dataReader({ openapiFile: API, data: {} } as unknown as LoadedSpec, 'limits'),
+    run: () => data.dataReader({ openapiFile: API, data: {} } as unknown as LoadedSpec, 'limits'),
   },
   {
     code: 'openapi-invalid',
@@ -280,13 +263,13 @@ const ROWS: Row[] = [
   {
     code: 'limit-key-case',
     where: 'spec/data/limits.yaml: limits.MaxLength',
-    run: () => readLimits(at('spec/data/limits.yaml', { limits: { MaxLength: {} } })),
+    run: () => data.readLimits(at('spec/data/limits.yaml', { limits: { MaxLength: {} } })),
   },
   {
     code: 'unknown-limit',
     where: 'spec/data/event-names.yaml: custom.maxLengthLimit',
     run: () =>
-      limitRef(
+      data.limitRef(
         [],
         at('spec/data/event-names.yaml', { custom: { maxLengthLimit: 'nope' } })
           .at('custom')
@@ -323,30 +306,38 @@ const ROWS: Row[] = [
     code: 'rate-window-not-positive',
     where: 'spec/data/rate-limits.yaml: universal.trial',
     run: () =>
-      readRateLimits(
+      data.readRateLimits(
         at('spec/data/rate-limits.yaml', {
           universal: { description: 'd', trial: { limit: 0, window: 1, per: [] } },
         }),
       ),
   },
-  { code: 'template-brackets', where: 'm.yaml: (root)', run: () => templateParams(at('m.yaml', 'a [[b')) },
-  { code: 'template-parameter', where: 'm.yaml: (root)', run: () => templateParams(at('m.yaml', 'a {b c}')) },
+  {
+    code: 'template-brackets',
+    where: 'm.yaml: (root)',
+    run: () => data.templateParams(at('m.yaml', 'a [[b')),
+  },
+  {
+    code: 'template-parameter',
+    where: 'm.yaml: (root)',
+    run: () => data.templateParams(at('m.yaml', 'a {b c}')),
+  },
   {
     code: 'template-parameter-missing',
     where: 'spec/data/messages.yaml: join.overflow',
     run: () =>
-      readMessageJoin(at('spec/data/messages.yaml', { join: { separator: '; ', overflow: 'more' } })),
+      data.readMessageJoin(at('spec/data/messages.yaml', { join: { separator: '; ', overflow: 'more' } })),
   },
   {
     code: 'message-code-case',
     where: 'spec/data/messages.yaml: messages.BadCode',
-    run: () => readMessages(at('spec/data/messages.yaml', { messages: { BadCode: {} } })),
+    run: () => data.readMessages(at('spec/data/messages.yaml', { messages: { BadCode: {} } })),
   },
   {
     code: 'drops-not-warning',
     where: 'spec/data/messages.yaml: messages.x.drops',
     run: () =>
-      readMessages(
+      data.readMessages(
         at('spec/data/messages.yaml', {
           messages: { x: { kind: 'k', severity: 'failed', template: 't', description: 'd', drops: true } },
         }),
@@ -355,18 +346,18 @@ const ROWS: Row[] = [
   {
     code: 'unknown-shape',
     where: 'spec/data/messages.yaml: shapes.blob',
-    run: () => readValueShapes(at('spec/data/messages.yaml', { shapes: { blob: 'a blob' } })),
+    run: () => data.readValueShapes(at('spec/data/messages.yaml', { shapes: { blob: 'a blob' } })),
   },
   {
     code: 'shape-missing',
     where: 'spec/data/messages.yaml: shapes',
-    run: () => readValueShapes(at('spec/data/messages.yaml', { shapes: {} })),
+    run: () => data.readValueShapes(at('spec/data/messages.yaml', { shapes: {} })),
   },
   {
     code: 'unknown-request-error',
     where: 'spec/data/request-errors.yaml: problems.p.error',
     run: () =>
-      readRequestErrors(
+      data.readRequestErrors(
         at('spec/data/request-errors.yaml', { errors: [], problems: { p: { error: 'nope' } } }),
         [],
       ),
@@ -375,13 +366,17 @@ const ROWS: Row[] = [
     code: 'code-format',
     where: 'spec/data/currencies.yaml: currencies[0].code',
     run: () =>
-      readCodeList(at('spec/data/currencies.yaml', { currencies: [{ code: 'usd' }] }), 'currencies', true),
+      data.readCodeList(
+        at('spec/data/currencies.yaml', { currencies: [{ code: 'usd' }] }),
+        'currencies',
+        true,
+      ),
   },
   {
     code: 'code-twice',
     where: 'spec/data/currencies.yaml: currencies[1].code',
     run: () =>
-      readCodeList(
+      data.readCodeList(
         at('spec/data/currencies.yaml', {
           currencies: [
             { code: 'USD', name: 'D' },
@@ -395,7 +390,7 @@ const ROWS: Row[] = [
   {
     code: 'region-code-format',
     where: 'spec/data/regions.yaml: regions[0].code',
-    run: () => readNamedCodes(at('spec/data/regions.yaml', { regions: [{ code: 'CAL' }] }), 'regions'),
+    run: () => data.readNamedCodes(at('spec/data/regions.yaml', { regions: [{ code: 'CAL' }] }), 'regions'),
   },
   // Message codes against rule kinds
   {
@@ -516,8 +511,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.CustomData.properties.content_ids.minItems`,
     run: () =>
       validators((_, s) => {
-        const b = fieldOf(s('CustomData'), 'content_ids').rules.find((r) => r.kind === 'bounds');
-        if (b?.kind === 'bounds') b.minItems = 1;
+        ruleIn(fieldOf(s('CustomData'), 'content_ids').rules, 'bounds').minItems = 1;
       }),
   },
   {
@@ -525,8 +519,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.ConversionEvent.properties.event_id.minLength`,
     run: () =>
       validators((_, s) => {
-        const b = fieldOf(s('ConversionEvent'), 'event_id').rules.find((r) => r.kind === 'bounds');
-        if (b?.kind === 'bounds') b.minLength = 2;
+        ruleIn(fieldOf(s('ConversionEvent'), 'event_id').rules, 'bounds').minLength = 2;
       }),
   },
   {
@@ -534,8 +527,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.ConversionEvent.x-rules`,
     run: () =>
       validators((_, s) => {
-        const r = s('ConversionEvent').rules.find((x) => x.kind === 'agrees-with');
-        if (r?.kind === 'agrees-with') r.in = 'event_id';
+        ruleIn(s('ConversionEvent').rules, 'agrees-with').in = 'event_id';
       }),
   },
   {
@@ -543,8 +535,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.ConversionEvent.x-rules`,
     run: () =>
       validators((_, s) => {
-        const r = s('ConversionEvent').rules.find((x) => x.kind === 'agrees-with');
-        if (r?.kind === 'agrees-with') r.field = 'nothing';
+        ruleIn(s('ConversionEvent').rules, 'agrees-with').field = 'nothing';
       }),
   },
   {
@@ -552,9 +543,8 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.ConversionEvent.x-rules`,
     run: () =>
       validators((_, s) => {
-        const event = s('ConversionEvent');
-        event.rules = event.rules.filter((r) => r.kind !== 'recommended-fields');
-        dropRules(event, 'event-name');
+        withoutRule(s('ConversionEvent'), 'recommended-fields');
+        dropRules(s('ConversionEvent'), 'event-name');
       }),
   },
   {
@@ -609,11 +599,7 @@ const ROWS: Row[] = [
   {
     code: 'batch-request-count',
     where: `${API}: components.schemas`,
-    run: () =>
-      validators((_, s) => {
-        const req = s('ConversionEventsRequest');
-        req.rules = req.rules.filter((r) => r.kind !== 'dedup');
-      }),
+    run: () => validators((_, s) => withoutRule(s('ConversionEventsRequest'), 'dedup')),
   },
   {
     code: 'batch-events-field',
@@ -634,8 +620,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas.ConversionEventsRequest.x-dedup.key`,
     run: () =>
       validators((_, s) => {
-        const r = s('ConversionEventsRequest').rules.find((x) => x.kind === 'dedup');
-        if (r?.kind === 'dedup') r.key = ['event_time'];
+        ruleIn(s('ConversionEventsRequest').rules, 'dedup').key = ['event_time'];
       }),
   },
   {
@@ -710,8 +695,7 @@ const ROWS: Row[] = [
     where: `${API}: components.schemas`,
     run: () =>
       emit(eventsMockServerEmitter, (_, s) => {
-        const b = fieldOf(s('FaultSpec'), 'fraction').rules.find((r) => r.kind === 'bounds');
-        if (b?.kind === 'bounds') b.exclusiveMaximum = 1;
+        ruleIn(fieldOf(s('FaultSpec'), 'fraction').rules, 'bounds').exclusiveMaximum = 1;
       }),
   },
   {
