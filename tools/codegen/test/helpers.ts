@@ -1,6 +1,6 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -33,4 +33,15 @@ export async function editYaml(path: string, edit: (doc: Record<string, unknown>
   const doc = parse(await readFile(path, 'utf8')) as Record<string, unknown>;
   edit(doc);
   await writeFile(path, stringify(doc));
+}
+
+/** A fresh temporary folder holding these files (paths relative to it); its path is added to `temps`. */
+export async function tempTree(files: Record<string, string>, temps: string[]): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'codegen-tree-'));
+  temps.push(root);
+  for (const [p, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, p)), { recursive: true });
+    await writeFile(join(root, p), text);
+  }
+  return root;
 }

@@ -218,14 +218,14 @@ describe('bad specs fail with the file, the path and the problem', () => {
       schemas: {
         O: { type: 'object', properties: { f: { type: 'string', 'x-rules': [{ kind: 'telepathy' }] } } },
       },
-      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].kind: unknown rule kind "telepathy"',
+      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].kind: unknown rule kind "telepathy" [unknown-rule-kind]',
     },
     {
       name: 'unknown limit',
       schemas: {
         O: { type: 'object', properties: { f: { type: 'string', 'x-limits': { maxLength: 'nope' } } } },
       },
-      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-limits.maxLength: unknown limit "nope"; limits are defined in spec/data/limits.yaml',
+      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-limits.maxLength: unknown limit "nope"; limits are defined in spec/data/limits.yaml [unknown-limit]',
     },
     {
       name: 'unknown parameter of a kind',
@@ -235,12 +235,12 @@ describe('bad specs fail with the file, the path and the problem', () => {
           properties: { f: { type: 'string', 'x-rules': [{ kind: 'url', scheme: 'x' }] } },
         },
       },
-      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].scheme: unknown parameter of rule kind url',
+      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-rules[0].scheme: unknown parameter of rule kind url [unknown-rule-parameter]',
     },
     {
       name: 'required field that is not a property',
       schemas: { O: { type: 'object', required: ['g'], properties: { f: { type: 'string' } } } },
-      want: 'spec/openapi.yaml: components.schemas.O.required: "g" is required but not a property',
+      want: 'spec/openapi.yaml: components.schemas.O.required: "g" is required but not a property [required-not-property]',
     },
     {
       name: 'cross-field rule naming a missing field',
@@ -251,7 +251,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
           properties: { f: { type: 'string' } },
         },
       },
-      want: 'spec/openapi.yaml: components.schemas.O.x-rules: require-any-of: field "zz" is not a property of O',
+      want: 'spec/openapi.yaml: components.schemas.O.x-rules: require-any-of: field "zz" is not a property of O [rule-field-unknown]',
     },
     {
       name: 'unknown event-name group in a recommendation',
@@ -261,7 +261,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
           properties: { f: { type: 'string', 'x-recommended': { eventNames: 'gifts' } } },
         },
       },
-      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-recommended.eventNames: unknown event name group "gifts"; groups are defined in spec/data/event-names.yaml',
+      want: 'spec/openapi.yaml: components.schemas.O.properties.f.x-recommended.eventNames: unknown event name group "gifts"; groups are defined in spec/data/event-names.yaml [unknown-event-group]',
     },
   ];
   for (const c of cases)
@@ -279,7 +279,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
   it('Reader names the path of a wrong type', () => {
     const r = new Reader('spec/data/limits.yaml', { limits: { a: { value: 'x' } } });
     expect(() => r.at('limits').at('a').at('value').number()).toThrow(
-      'spec/data/limits.yaml: limits.a.value: expected a number, found string "x"',
+      'spec/data/limits.yaml: limits.a.value: expected a number, found string "x" [expected-number]',
     );
   });
 });

@@ -93,7 +93,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
       (d.limits as Record<string, { value: unknown }>).batch_max_events!.value = 'lots';
     });
     expect(await specErrorOf(root)).toBe(
-      'spec/data/limits.yaml: limits.batch_max_events.value: expected a number, found string "lots"',
+      'spec/data/limits.yaml: limits.batch_max_events.value: expected a number, found string "lots" [expected-number]',
     );
   });
 
@@ -125,7 +125,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
       };
     });
     expect(await specErrorOf(root)).toBe(
-      'spec/data/messages.yaml: messages.mystery: no rule kind emits "mystery" (kind url)',
+      'spec/data/messages.yaml: messages.mystery: no rule kind emits "mystery" (kind url) [message-code-unused]',
     );
   });
 
@@ -136,7 +136,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
         .all_zeros;
     });
     expect(await specErrorOf(root)).toBe(
-      'spec/data/messages.yaml: messages.invalid_ip_dropped.reasons: rule kind ip-address tells apart all_zeros, invalid, user_agent; found invalid, user_agent',
+      'spec/data/messages.yaml: messages.invalid_ip_dropped.reasons: rule kind ip-address tells apart all_zeros, invalid, user_agent; found invalid, user_agent [message-reasons-mismatch]',
     );
   });
 
@@ -146,7 +146,7 @@ describe('bad specs fail with the file, the path and the problem', () => {
       delete (d.messages as Record<string, unknown>).invalid_url;
     });
     expect(await specErrorOf(root)).toBe(
-      'spec/data/messages.yaml: messages: no template for code "invalid_url", which rule kind url emits',
+      'spec/data/messages.yaml: messages: no template for code "invalid_url", which rule kind url emits [message-template-missing]',
     );
   });
 });

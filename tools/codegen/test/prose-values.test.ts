@@ -99,13 +99,16 @@ describe('templates', () => {
   it.each([
     [
       '{limit:dedup_window_seconds|hours}',
-      'unknown format "|hours" of limit dedup_window_seconds; formats are plain, grouped, duration',
+      'unknown format "hours" of limit dedup_window_seconds; formats are plain, grouped, duration [unknown-limit-format]',
     ],
     [
       '{limit:batch_max_events|duration}',
-      'limit batch_max_events is in count; only a time limit has |duration',
+      'limit batch_max_events is in count; only a time limit has the duration format [duration-of-non-time]',
     ],
-    ['{limit:no_such_limit}', 'unknown limit "no_such_limit"; limits are defined in spec/data/limits.yaml'],
+    [
+      '{limit:no_such_limit}',
+      'unknown limit "no_such_limit"; limits are defined in spec/data/limits.yaml [unknown-limit]',
+    ],
   ])('%j fails gen where it is written', async (template, problem) => {
     const spec = await tmpSpec();
     await editYaml(join(spec, 'data/differences.yaml'), (d) => {
@@ -159,7 +162,7 @@ describe('pnpm gen on a spec that writes a value out', () => {
     expect((err as SpecError).message).toBe(
       'spec/data/limits.yaml: limits.dedup_window_seconds.description: writes out "48 hours", the value of ' +
         'limits dedup_window_seconds and delivery_stream_duplicate_window_seconds; write {value|duration} ' +
-        '(or the key of the one meant) so the text follows spec/data/limits.yaml (C108)',
+        '(or the key of the one meant) so the text follows spec/data/limits.yaml (C108) [limit-value-in-prose]',
     );
   });
 
@@ -179,7 +182,7 @@ describe('pnpm gen on a spec that writes a value out', () => {
     );
     expect(run.stderr).toBe(
       'spec error: spec/data/differences.yaml: differences[0].reason: writes out "5 MiB", the value of limit ' +
-        'body_max_bytes; write {limit:body_max_bytes} so the text follows spec/data/limits.yaml (C108)\n',
+        'body_max_bytes; write {limit:body_max_bytes} so the text follows spec/data/limits.yaml (C108) [limit-value-in-prose]\n',
     );
     expect(run.status).toBe(1);
   });

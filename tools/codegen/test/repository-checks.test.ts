@@ -1,7 +1,6 @@
 // The checks `pnpm gen` runs over the repository: every cited decision id has a record, and every path the
 // traceability table of spec/README.md names exists.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkCitations, findCitations } from '../src/check/citations.js';
@@ -10,22 +9,14 @@ import { emitters } from '../src/emitters/index.js';
 import type { IR } from '../src/ir/types.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { buildIR } from '../src/model/build-ir.js';
-import { realSpecDir, repoRoot } from './helpers.js';
+import { realSpecDir, repoRoot, tempTree } from './helpers.js';
 
 const temps: string[] = [];
 afterEach(async () => {
   await Promise.all(temps.splice(0).map((t) => rm(t, { recursive: true, force: true })));
 });
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'codegen-repo-'));
-  temps.push(root);
-  for (const [p, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, p)), { recursive: true });
-    await writeFile(join(root, p), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, temps);
 
 // Ids with no record are built, not written, so this file does not itself cite an unknown id (gen checks that).
 const [X, Y, Z, W] = [99, 41, 42, 43].map((n) => `C${n}`) as [string, string, string, string];

@@ -71,9 +71,8 @@ export async function checkCitations(root: string, ir: IR, generated: string[] =
   if (!first) return;
   const shown = rest.slice(0, 9).map((c) => `${c.file}:${c.line} ${c.id}`);
   if (rest.length > shown.length) shown.push(`${rest.length - shown.length} more`);
-  throw new SpecError(
-    first.file,
-    `line ${first.line}`,
-    `cites ${first.id}, which has no record in spec/decisions${shown.length ? `; also ${shown.join(', ')}` : ''}`,
-  );
+  throw new SpecError(first.file, `line ${first.line}`, 'citation-unknown', {
+    id: first.id,
+    more: shown.length ? `; also ${shown.join(', ')}` : '',
+  });
 }

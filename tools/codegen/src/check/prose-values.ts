@@ -198,9 +198,11 @@ export function checkProseValues(
   const [first, ...rest] = findProseValues(spec, ir);
   if (!first) return;
   const others = rest.map((v) => `${v.file} ${v.path} "${v.written}"`);
-  throw new SpecError(
-    first.file,
-    first.path,
-    `writes out "${first.written}", the value of ${names(first.limits)}; write ${first.template}${first.limits.length > 1 ? ' (or the key of the one meant)' : ''} so the text follows spec/data/limits.yaml (C108)${others.length ? `; also ${others.join(', ')}` : ''}`,
-  );
+  throw new SpecError(first.file, first.path, 'limit-value-in-prose', {
+    written: first.written,
+    limits: names(first.limits),
+    template: first.template,
+    alternative: first.limits.length > 1 ? ' (or the key of the one meant)' : '',
+    others: others.length ? `; also ${others.join(', ')}` : '',
+  });
 }

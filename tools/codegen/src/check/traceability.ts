@@ -63,11 +63,11 @@ export async function checkTraceability(root: string, readme = join(root, 'spec/
       missing.push(p);
   }
   const rows = traceabilityRowProblems(text);
-  if (rows.length) throw new SpecError(shown, 'Traceability', rows.join('; '));
+  if (rows.length)
+    throw new SpecError(shown, 'Traceability', 'traceability-table', { problems: rows.join('; ') });
   if (missing.length)
-    throw new SpecError(
-      shown,
-      'Traceability',
-      `names ${missing.length === 1 ? 'a path that does not exist' : 'paths that do not exist'}: ${missing.join(', ')}`,
-    );
+    throw new SpecError(shown, 'Traceability', 'traceability-path-missing', {
+      what: missing.length === 1 ? 'a path that does not exist' : 'paths that do not exist',
+      paths: missing.join(', '),
+    });
 }

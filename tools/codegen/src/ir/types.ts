@@ -2,6 +2,7 @@
  * The IR: plain typed data built from spec/ (openapi.yaml + data/*.yaml). Emitters are pure functions of it.
  * Everything is sorted where order carries no meaning, so output is deterministic.
  */
+import type { RuleIR } from '../rules/index.js';
 
 export type Severity = 'failed' | 'warning';
 
@@ -27,62 +28,8 @@ export type TypeIR =
   | { kind: 'array'; items: TypeIR }
   | { kind: 'ref'; name: string; target: 'object' | 'enum' };
 
-/** One rule on a field, an array item, an object or a batch. `kind` selects the runtime implementation. */
-export type RuleIR =
-  | { kind: 'required'; severity: 'failed' }
-  | { kind: 'type'; severity: 'failed'; expected: TypeIR; nullable: boolean }
-  | { kind: 'enum'; severity: 'failed'; enum: string; values: string[]; caseInsensitive: boolean }
-  | {
-      kind: 'bounds';
-      severity: 'failed';
-      minLength?: number;
-      maxLength?: LimitRef | number;
-      minItems?: LimitRef | number;
-      maxItems?: LimitRef | number;
-      minimum?: number;
-      maximum?: number;
-      exclusiveMaximum?: number;
-    }
-  | { kind: 'pattern'; severity: Severity; pattern: string }
-  | { kind: 'event-name'; severity: 'failed' }
-  | {
-      kind: 'unix-seconds';
-      severity: 'failed';
-      maxAge: LimitRef;
-      maxFuture: LimitRef;
-      milliseconds: LimitRef;
-    }
-  | { kind: 'url'; severity: 'failed'; schemes: string[] }
-  | { kind: 'code-list'; severity: Severity; list: 'currencies' | 'languages'; case: 'upper' | 'lower' }
-  | { kind: 'ip-address'; severity: 'warning' }
-  | { kind: 'user-agent'; severity: 'warning' }
-  | { kind: 'sha256-hex'; severity: 'warning' }
-  | {
-      kind: 'decimal-string';
-      severity: 'failed';
-      exclusiveMinimum?: number;
-      minimum?: number;
-      maximum?: LimitRef;
-    }
-  | { kind: 'unknown-keys'; severity: Severity | 'request' }
-  | { kind: 'require-any-of'; severity: 'failed'; alternatives: string[][] }
-  | { kind: 'default-from-context'; severity: 'warning'; field: string; when: string; context: 'currency' }
-  | { kind: 'ids-in-items'; severity: 'warning'; ids: string; items: string; key: string }
-  /** C23: `field` of the object property `in` is kept only when it equals `with`, which is none of `except`. */
-  | { kind: 'agrees-with'; severity: 'warning'; in: string; field: string; with: string; except: string[] }
-  /** C86: `in.field`, a decimal string, must be greater than 0 on the events of a group (zero is fine elsewhere). */
-  | {
-      kind: 'positive-for-events';
-      severity: 'failed';
-      in: string;
-      field: string;
-      group: string;
-      eventNames: string[];
-    }
-  | { kind: 'recommended-fields'; severity: 'warning' }
-  | { kind: 'dedup'; severity: 'warning'; key: string[]; window: LimitRef };
-
-export type RuleKind = RuleIR['kind'];
+/** Rules are typed by their kind's module (src/rules/<kind>.ts); `kind` selects the runtime implementation. */
+export type { RuleIR, RuleKind } from '../rules/index.js';
 
 export interface RecommendedIR {
   /** Action sources the field is recommended for; 'all' for every one. */
@@ -343,4 +290,6 @@ export interface IR {
   differences: DifferenceIR[];
   /** The OpenAPI document with x-limits and x-enum-from resolved into keywords (for ajv, renderers, docs). */
   openapi: Record<string, unknown>;
+  /** The files the IR was read from, as errors name them: openapi.yaml and each data file by its x-data key. */
+  files: { openapi: string; data: Record<string, string> };
 }

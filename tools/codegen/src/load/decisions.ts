@@ -15,9 +15,9 @@ const FENCE = '---';
 /** Splits `---\n<yaml>\n---\n<markdown>`; the front matter is parsed with the same YAML reader as the spec. */
 export function parseDecisionFile(text: string, file: string): LoadedDecision {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  if (lines[0] !== FENCE) throw new SpecError(file, 'line 1', 'expected front matter opening with "---"');
+  if (lines[0] !== FENCE) throw new SpecError(file, 'line 1', 'front-matter-open');
   const end = lines.indexOf(FENCE, 1);
-  if (end < 0) throw new SpecError(file, 'line 1', 'the front matter has no closing "---" line');
+  if (end < 0) throw new SpecError(file, 'line 1', 'front-matter-close');
   return {
     file,
     frontMatter: parseYaml(lines.slice(1, end).join('\n'), file, 2),

@@ -21,7 +21,9 @@ async function readYaml(path: string, shownAs: string): Promise<unknown> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new SpecError(shownAs, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    throw new SpecError(shownAs, '', 'unreadable-file', {
+      reason: String((e as NodeJS.ErrnoException).code ?? e),
+    });
   }
   return parseYaml(text, shownAs);
 }
@@ -32,15 +34,15 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const openapiPath = join(specDir, 'openapi.yaml');
   const openapi = (await readYaml(openapiPath, shown(openapiPath))) as Record<string, unknown>;
   if (typeof openapi !== 'object' || openapi === null)
-    throw new SpecError(shown(openapiPath), '', 'expected a mapping');
+    throw new SpecError(shown(openapiPath), '', 'expected-mapping', { found: String(openapi) });
   const xData = openapi['x-data'];
   if (typeof xData !== 'object' || xData === null)
-    throw new SpecError(shown(openapiPath), 'x-data', 'expected a mapping of data file names');
+    throw new SpecError(shown(openapiPath), 'x-data', 'x-data-not-mapping');
   const data: LoadedSpec['data'] = {};
   for (const key of Object.keys(xData).sort()) {
     const rel = (xData as Record<string, unknown>)[key];
     if (typeof rel !== 'string')
-      throw new SpecError(shown(openapiPath), `x-data.${key}`, 'expected a file name');
+      throw new SpecError(shown(openapiPath), `x-data.${key}`, 'x-data-not-file-name');
     const path = join(specDir, rel);
     data[key] = { file: shown(path), value: await readYaml(path, shown(path)) };
   }
@@ -62,10 +64,13 @@ export async function validateOpenApi(file: string, resolved: Record<string, unk
       throw new SpecError(
         file,
         detail.instancePath?.replace(/^\//, '').replaceAll('/', '.') ?? '',
-        detail.message ?? String(e),
+        'openapi-invalid',
+        { detail: detail.message ?? String(e) },
       );
     const msg = String(err.message ?? e);
     const m = /Error resolving \$ref pointer "(.*?)"|Token "(.*?)" does not exist/.exec(msg);
-    throw new SpecError(file, m?.[1] ?? m?.[2] ?? '', msg.split('\n')[0] ?? msg);
+    throw new SpecError(file, m?.[1] ?? m?.[2] ?? '', 'openapi-invalid', {
+      detail: msg.split('\n')[0] ?? msg,
+    });
   }
 }

@@ -8,11 +8,9 @@ export function parseYaml(text: string, shownAs: string, firstLine = 1): unknown
   const first = doc.errors[0];
   if (first) {
     const pos = lineCounter.linePos(first.pos[0]);
-    throw new SpecError(
-      shownAs,
-      `line ${pos.line + firstLine - 1}, column ${pos.col}`,
-      first.message.split('\n')[0] ?? 'invalid YAML',
-    );
+    throw new SpecError(shownAs, `line ${pos.line + firstLine - 1}, column ${pos.col}`, 'yaml-syntax', {
+      detail: first.message.split('\n')[0] ?? 'invalid YAML',
+    });
   }
   return doc.toJS({ maxAliasCount: 100 });
 }

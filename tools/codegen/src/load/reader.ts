@@ -1,3 +1,4 @@
+import type { DiagnosticArgs, DiagnosticCode } from './diagnostics.js';
 import { SpecError } from './spec-error.js';
 
 /** Typed access into parsed YAML that fails with the file and the path of the offending node. */
@@ -14,8 +15,9 @@ export class Reader {
     return new Reader(this.file, obj == null ? undefined : obj[key], next);
   }
 
-  fail(problem: string): never {
-    throw new SpecError(this.file, this.path, problem);
+  /** Reports the diagnostic `code` at this node: its file and path. */
+  fail<C extends DiagnosticCode>(code: C, ...args: DiagnosticArgs<C>): never {
+    throw new SpecError(this.file, this.path, code, ...args);
   }
 
   get present(): boolean {
@@ -30,7 +32,7 @@ export class Reader {
   }
 
   string(): string {
-    if (typeof this.value !== 'string') this.fail(`expected a string, found ${this.describe()}`);
+    if (typeof this.value !== 'string') this.fail('expected-string', { found: this.describe() });
     return this.value;
   }
 
@@ -44,13 +46,13 @@ export class Reader {
 
   number(): number {
     if (typeof this.value !== 'number' || !Number.isFinite(this.value))
-      this.fail(`expected a number, found ${this.describe()}`);
+      this.fail('expected-number', { found: this.describe() });
     return this.value;
   }
 
   integer(): number {
     const n = this.number();
-    if (!Number.isInteger(n)) this.fail(`expected an integer, found ${n}`);
+    if (!Number.isInteger(n)) this.fail('expected-integer', { found: n });
     return n;
   }
 
@@ -59,19 +61,19 @@ export class Reader {
   }
 
   boolean(): boolean {
-    if (typeof this.value !== 'boolean') this.fail(`expected true or false, found ${this.describe()}`);
+    if (typeof this.value !== 'boolean') this.fail('expected-boolean', { found: this.describe() });
     return this.value;
   }
 
   oneOf<T extends string>(allowed: readonly T[]): T {
     const s = this.string();
     if (!(allowed as readonly string[]).includes(s))
-      this.fail(`expected one of ${allowed.join(', ')}, found "${s}"`);
+      this.fail('expected-one-of', { allowed: allowed.join(', '), found: s });
     return s as T;
   }
 
   array(): Reader[] {
-    if (!Array.isArray(this.value)) this.fail(`expected a list, found ${this.describe()}`);
+    if (!Array.isArray(this.value)) this.fail('expected-list', { found: this.describe() });
     return this.value.map((_, i) => this.at(i));
   }
 
@@ -85,7 +87,7 @@ export class Reader {
 
   object(): Record<string, unknown> {
     if (typeof this.value !== 'object' || this.value === null || Array.isArray(this.value))
-      this.fail(`expected a mapping, found ${this.describe()}`);
+      this.fail('expected-mapping', { found: this.describe() });
     return this.value as Record<string, unknown>;
   }
 
@@ -98,7 +100,7 @@ export class Reader {
     try {
       new RegExp(s, 'u');
     } catch (e) {
-      this.fail(`not a valid regular expression: ${(e as Error).message}`);
+      this.fail('invalid-regex', { detail: (e as Error).message });
     }
     return s;
   }

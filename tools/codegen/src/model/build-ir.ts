@@ -1,4 +1,4 @@
-import type { IR, RuleKind } from '../ir/types.js';
+import type { IR } from '../ir/types.js';
 import { type LoadedSpec, validateOpenApi } from '../load/load-spec.js';
 import { Reader } from '../load/reader.js';
 import {
@@ -16,50 +16,11 @@ import {
 } from './data.js';
 import { readDecisions } from './decisions.js';
 import { readDifferences } from './differences.js';
+import { checkMessageKinds } from './message-kinds.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
 import { renderProse } from './prose.js';
 import { resolveOpenApi } from './resolve.js';
 import { buildSchemas } from './schemas.js';
-
-/**
- * Kinds that no field rule names: `integer-exact` is part of the JSON type check of integer fields (C38);
- * `json-text` is found by the server in the request bytes (C35). Their codes are documented with every
- * message, not listed per field.
- */
-type TextKind = 'integer-exact' | 'json-text';
-
-/** The message codes each rule kind may emit; gen fails when one lacks a template in messages.yaml. */
-export const KIND_CODES: Record<RuleKind | TextKind, string[]> = {
-  required: ['missing_required'],
-  type: ['invalid_type'],
-  'integer-exact': ['integer_not_exact'],
-  'json-text': ['member_repeated'],
-  enum: ['invalid_enum'],
-  bounds: [
-    'empty_string',
-    'string_too_long',
-    'string_too_long_dropped',
-    'too_many_items',
-    'integer_out_of_range',
-  ],
-  pattern: ['pattern_mismatch', 'pattern_mismatch_dropped'],
-  'event-name': ['invalid_event_name'],
-  'unix-seconds': ['event_time_milliseconds', 'event_time_too_old', 'event_time_in_future'],
-  url: ['invalid_url'],
-  'code-list': ['invalid_code', 'invalid_code_dropped'],
-  'ip-address': ['invalid_ip_dropped'],
-  'user-agent': ['invalid_user_agent_dropped'],
-  'sha256-hex': ['hash_dropped'],
-  'decimal-string': ['invalid_decimal', 'decimal_too_small', 'decimal_too_large'],
-  'unknown-keys': ['unknown_field', 'unknown_field_dropped'],
-  'require-any-of': ['missing_identifier'],
-  'default-from-context': ['currency_defaulted'],
-  'ids-in-items': ['content_id_not_in_contents'],
-  'agrees-with': ['disagreeing_field_dropped'],
-  'positive-for-events': ['zero_value_on_event'],
-  'recommended-fields': ['recommended_missing'],
-  dedup: ['duplicate_event'],
-};
 
 /** Loaded spec -> IR. Validates the OpenAPI document and every cross-reference between spec files. */
 export async function buildIR(loaded: LoadedSpec): Promise<IR> {
@@ -77,29 +38,7 @@ export async function buildIR(loaded: LoadedSpec): Promise<IR> {
 
   const messages = readMessages(dataReader(spec, 'messages'));
   const msgFile = dataReader(spec, 'messages');
-  for (const [kind, codes] of Object.entries(KIND_CODES))
-    for (const code of codes) {
-      const m = messages.find((x) => x.code === code);
-      if (!m)
-        return msgFile.at('messages').fail(`no template for code "${code}", which rule kind ${kind} emits`);
-      if (m.kind !== kind)
-        msgFile.at('messages').at(code).at('kind').fail(`code "${code}" is emitted by kind ${kind}`);
-    }
-  for (const m of messages)
-    if (!KIND_CODES[m.kind as RuleKind | TextKind]?.includes(m.code))
-      msgFile.at('messages').at(m.code).fail(`no rule kind emits "${m.code}" (kind ${m.kind})`);
-  for (const m of messages) {
-    const want = CODE_REASONS[m.code] ?? [];
-    const have = (m.reasons ?? []).map((x) => x.key);
-    if (want.join() !== have.join())
-      msgFile
-        .at('messages')
-        .at(m.code)
-        .at('reasons')
-        .fail(
-          `rule kind ${m.kind} tells apart ${want.length ? want.join(', ') : 'no reasons'}; found ${have.join(', ') || 'none'}`,
-        );
-  }
+  checkMessageKinds(msgFile, messages);
 
   const actionSources = raw.at('components').at('schemas').at('ActionSource').at('enum').strings();
   const { schemas, enums } = buildSchemas({
@@ -142,22 +81,12 @@ export async function buildIR(loaded: LoadedSpec): Promise<IR> {
     decisions,
     differences: readDifferences(dataReader(spec, 'differences'), decisions),
     openapi,
+    files: {
+      openapi: file,
+      data: Object.fromEntries(Object.entries(spec.data).map(([k, d]) => [k, d.file])),
+    },
   };
 }
-
-/** The `{reason}` cases each code's rule kind tells apart; gen fails when messages.yaml lacks a text for one. */
-export const CODE_REASONS: Record<string, string[]> = {
-  invalid_ip_dropped: ['all_zeros', 'invalid', 'user_agent'],
-  invalid_user_agent_dropped: [
-    'bot',
-    'empty',
-    'few_system_items',
-    'ip_address',
-    'no_browser',
-    'no_product_token',
-    'placeholder',
-  ],
-};
 
 /** Counts for the gen summary and the closing note. */
 export function irStats(ir: IR) {

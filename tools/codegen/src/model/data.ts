@@ -22,10 +22,7 @@ const byKey =
 
 export function dataReader(spec: LoadedSpec, key: string): Reader {
   const d = spec.data[key];
-  if (!d)
-    return new Reader(spec.openapiFile, undefined, `x-data.${key}`).fail(
-      'missing: this data file is required',
-    );
+  if (!d) return new Reader(spec.openapiFile, undefined, `x-data.${key}`).fail('data-file-missing');
   return new Reader(d.file, d.value);
 }
 
@@ -35,7 +32,7 @@ export function readLimits(r: Reader): LimitIR[] {
     .at('limits')
     .entries()
     .map(([key, l]) => {
-      if (!/^[a-z][a-z0-9_]*$/.test(key)) l.fail('limit keys are snake_case');
+      if (!/^[a-z][a-z0-9_]*$/.test(key)) l.fail('limit-key-case');
       return {
         key,
         value: l.at('value').number(),
@@ -52,7 +49,7 @@ export function readLimits(r: Reader): LimitIR[] {
 export function limitRef(limits: LimitIR[], r: Reader): LimitRef {
   const key = r.string();
   const found = limits.find((l) => l.key === key);
-  if (!found) r.fail(`unknown limit "${key}"; limits are defined in spec/data/limits.yaml`);
+  if (!found) r.fail('unknown-limit', { key });
   return { key, value: found.value, overflow: found.overflow };
 }
 
@@ -62,7 +59,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
     .array()
     .map((e) => {
       const name = e.at('name').string();
-      if (!/^[a-z][a-z0-9_]*$/.test(name)) e.at('name').fail('standard event names are lower snake_case');
+      if (!/^[a-z][a-z0-9_]*$/.test(name)) e.at('name').fail('event-name-case');
       const source = e.at('source');
       return {
         name,
@@ -79,7 +76,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
     .sort(byKey((e) => e.name));
   const names = new Set<string>();
   for (const [i, e] of standard.entries()) {
-    if (names.has(e.name)) r.at('standard').at(i).fail(`duplicate event name "${e.name}"`);
+    if (names.has(e.name)) r.at('standard').at(i).fail('event-name-twice', { name: e.name });
     names.add(e.name);
   }
   const groups: Record<string, string[]> = {};
@@ -91,7 +88,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
       .array()
       .map((n) => {
         const s = n.string();
-        if (!names.has(s)) n.fail(`"${s}" is not a standard event name`);
+        if (!names.has(s)) n.fail('not-standard-event-name', { name: s });
         return s;
       })
       .sort();
@@ -116,7 +113,7 @@ export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): 
       .array()
       .map((n) => {
         const s = n.string();
-        if (!names.has(s)) n.fail(`"${s}" is not a standard event name`);
+        if (!names.has(s)) n.fail('not-standard-event-name', { name: s });
         return s;
       }),
     suggestionMaxDistance: r.at('suggestionMaxDistance').integer(),
@@ -134,7 +131,7 @@ function window(r: Reader): RateLimitWindowIR {
   };
   const unit = r.at('unit').optString();
   if (unit) w.unit = unit;
-  if (w.limit <= 0 || w.window <= 0) r.fail('limit and window must be positive');
+  if (w.limit <= 0 || w.window <= 0) r.fail('rate-window-not-positive');
   return w;
 }
 
@@ -184,11 +181,11 @@ export function templateParams(r: Reader): string[] {
   const t = r.string();
   const opens = t.split('[[').length - 1;
   const closes = t.split(']]').length - 1;
-  if (opens !== closes) r.fail('unbalanced [[ ]] in template');
+  if (opens !== closes) r.fail('template-brackets');
   const params = new Set<string>();
   for (const m of t.matchAll(/\{([^{}]*)\}/g)) {
     const name = m[1] ?? '';
-    if (!/^[a-zA-Z][a-zA-Z0-9]*$/.test(name)) r.fail(`bad template parameter "{${name}}"`);
+    if (!/^[a-zA-Z][a-zA-Z0-9]*$/.test(name)) r.fail('template-parameter', { param: `{${name}}` });
     params.add(name);
   }
   return [...params].sort();
@@ -199,7 +196,7 @@ export function readMessages(r: Reader): MessageIR[] {
     .at('messages')
     .entries()
     .map(([code, m]) => {
-      if (!/^[a-z][a-z0-9_]*$/.test(code)) m.fail('message codes are snake_case');
+      if (!/^[a-z][a-z0-9_]*$/.test(code)) m.fail('message-code-case');
       const message: MessageIR = {
         code,
         kind: m.at('kind').string(),
@@ -209,12 +206,15 @@ export function readMessages(r: Reader): MessageIR[] {
         description: m.at('description').string(),
       };
       if (m.at('drops').present) {
-        if (message.severity !== 'warning') m.at('drops').fail('only a warning drops a value');
+        if (message.severity !== 'warning') m.at('drops').fail('drops-not-warning');
         if (m.at('drops').boolean()) message.drops = true;
       }
       if (m.at('reasons').present) {
         if (!message.params.includes('reason'))
-          m.at('reasons').fail('reasons need a {reason} parameter in the template');
+          m.at('reasons').fail('template-parameter-missing', {
+            what: 'a template with reasons',
+            param: '{reason}',
+          });
         message.reasons = m
           .at('reasons')
           .entries()
@@ -229,7 +229,7 @@ export function readMessages(r: Reader): MessageIR[] {
 export function readMessageJoin(r: Reader): { separator: string; overflow: string } {
   const overflow = r.at('join').at('overflow');
   if (!templateParams(overflow).includes('count'))
-    overflow.fail('the overflow text needs a {count} parameter');
+    overflow.fail('template-parameter-missing', { what: 'the overflow text', param: '{count}' });
   return { separator: r.at('join').at('separator').string(), overflow: overflow.string() };
 }
 
@@ -254,14 +254,14 @@ export function readValueShapes(r: Reader): Record<string, string> {
   const shapes = r.at('shapes');
   const out: Record<string, string> = {};
   for (const [key, t] of shapes.entries().sort(byKey(([k]) => k))) {
-    if (!SHAPE_KEYS.includes(key)) t.fail(`unknown shape "${key}"; shapes are ${SHAPE_KEYS.join(', ')}`);
+    if (!SHAPE_KEYS.includes(key)) t.fail('unknown-shape', { key, shapes: SHAPE_KEYS.join(', ') });
     if (COUNTED_SHAPES.has(key) && !templateParams(t).includes('count'))
-      t.fail('this shape needs a {count} parameter');
+      t.fail('template-parameter-missing', { what: 'this shape', param: '{count}' });
     if (key === 'redacted' && !templateParams(t).includes('shape'))
-      t.fail('the redacted shape needs a {shape} parameter');
+      t.fail('template-parameter-missing', { what: 'the redacted shape', param: '{shape}' });
     out[key] = t.string();
   }
-  for (const key of SHAPE_KEYS) if (!(key in out)) shapes.fail(`shape "${key}" is missing`);
+  for (const key of SHAPE_KEYS) if (!(key in out)) shapes.fail('shape-missing', { key });
   return out;
 }
 
@@ -284,7 +284,7 @@ export function readRequestErrors(r: Reader): { errors: RequestErrorIR[]; proble
     .entries()
     .map(([key, p]) => {
       const error = p.at('error').string();
-      if (!keys.has(error)) p.at('error').fail(`unknown error "${error}"; errors are listed under errors:`);
+      if (!keys.has(error)) p.at('error').fail('unknown-request-error', { error });
       return { key, error, template: p.at('template').string(), params: templateParams(p.at('template')) };
     })
     .sort(byKey((p) => p.key));
@@ -300,8 +300,8 @@ export function readCodeList(r: Reader, listKey: string, upper: boolean): CodeEn
     .map((e) => {
       const code = String(e.at('code').value);
       const re = upper ? /^[A-Z]{3}$/ : /^[a-z]{2}$/;
-      if (!re.test(code)) e.at('code').fail(`"${code}" is not a valid code for ${listKey}`);
-      if (seen.has(code)) e.at('code').fail(`duplicate code "${code}"`);
+      if (!re.test(code)) e.at('code').fail('code-format', { code, list: listKey });
+      if (seen.has(code)) e.at('code').fail('code-twice', { code });
       seen.add(code);
       return { code, name: e.at('name').string() };
     })
@@ -314,7 +314,7 @@ export function readNamedCodes(r: Reader, listKey: string): NamedCodeIR[] {
     .array()
     .map((e) => {
       const code = String(e.at('code').value);
-      if (!/^[a-z]{2}$/.test(code)) e.at('code').fail(`"${code}" is not a two-letter lower-case code`);
+      if (!/^[a-z]{2}$/.test(code)) e.at('code').fail('region-code-format', { code });
       const country = e.at('country').optString();
       return {
         code,

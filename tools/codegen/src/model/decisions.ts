@@ -21,22 +21,20 @@ function sections(d: LoadedDecision): Record<(typeof SECTIONS)[number], string> 
   for (const token of new Lexer().lex(d.body)) {
     if (token.type === 'heading' && token.depth === 2) {
       if (!(SECTIONS as readonly string[]).includes(token.text))
-        throw new SpecError(
-          d.file,
-          `## ${token.text}`,
-          `expected only the sections ${SECTIONS.join(' and ')}`,
-        );
-      if (found.has(token.text)) throw new SpecError(d.file, `## ${token.text}`, 'appears twice');
+        throw new SpecError(d.file, `## ${token.text}`, 'decision-section-unknown', {
+          sections: SECTIONS.join(' and '),
+        });
+      if (found.has(token.text)) throw new SpecError(d.file, `## ${token.text}`, 'decision-section-twice');
       current = [];
       found.set(token.text, current);
     } else if (current) current.push(token.raw);
     else if (token.type !== 'space')
-      throw new SpecError(d.file, '(body)', `text before "## ${SECTIONS[0]}"; start the body with it`);
+      throw new SpecError(d.file, '(body)', 'decision-text-before-section', { section: SECTIONS[0] });
   }
   const out = {} as Record<(typeof SECTIONS)[number], string>;
   for (const name of SECTIONS) {
     const text = found.get(name)?.join('').trim();
-    if (!text) throw new SpecError(d.file, `## ${name}`, 'is missing or empty');
+    if (!text) throw new SpecError(d.file, `## ${name}`, 'decision-section-missing');
     out[name] = text;
   }
   return out;
@@ -45,24 +43,21 @@ function sections(d: LoadedDecision): Record<(typeof SECTIONS)[number], string> 
 function readOne(d: LoadedDecision): DecisionIR {
   const r = new Reader(d.file, d.frontMatter);
   for (const key of Object.keys(r.object()))
-    if (!KEYS.includes(key)) r.at(key).fail(`is not a field of a decision record (${KEYS.join(', ')})`);
+    if (!KEYS.includes(key)) r.at(key).fail('decision-field-unknown', { fields: KEYS.join(', ') });
   const id = r.at('id').string();
-  if (!DECISION_ID.test(id)) r.at('id').fail(`expected C and a number, such as C6; found "${id}"`);
-  if (!basename(d.file).startsWith(`${id}-`))
-    r.at('id').fail(`the file name must start with "${id}-" (such as ${id}-deduplication.md)`);
+  if (!DECISION_ID.test(id)) r.at('id').fail('decision-id-format', { id });
+  if (!basename(d.file).startsWith(`${id}-`)) r.at('id').fail('decision-file-name', { id });
   const nonEmpty = (key: string) => {
     const s = r.at(key).string().trim();
-    if (!s) r.at(key).fail('must not be empty');
+    if (!s) r.at(key).fail('empty-text');
     return s;
   };
   const date = r.at('date').string();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) r.at('date').fail(`expected YYYY-MM-DD, found "${date}"`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) r.at('date').fail('decision-date-format', { date });
   const status = r.at('status').oneOf(STATUSES);
   const supersededBy = r.at('supersededBy').optString();
-  if (status === 'superseded' && !supersededBy)
-    r.at('supersededBy').fail('a superseded record names the record that replaces it');
-  if (status === 'accepted' && supersededBy)
-    r.at('supersededBy').fail('only a superseded record names a replacement; set status: superseded');
+  if (status === 'superseded' && !supersededBy) r.at('supersededBy').fail('superseded-without-replacement');
+  if (status === 'accepted' && supersededBy) r.at('supersededBy').fail('replacement-not-superseded');
   const seed = r.at('seed').present
     ? r
         .at('seed')
@@ -90,14 +85,14 @@ export function readDecisions(loaded: LoadedDecision[]): DecisionIR[] {
   const byId = new Map<string, DecisionIR>();
   for (const d of out) {
     const other = byId.get(d.id);
-    if (other) throw new SpecError(d.file, 'id', `${d.id} is also the id of ${other.file}`);
+    if (other) throw new SpecError(d.file, 'id', 'decision-id-twice', { id: d.id, file: other.file });
     byId.set(d.id, d);
   }
   for (const d of out)
     if (d.supersededBy) {
-      if (d.supersededBy === d.id) throw new SpecError(d.file, 'supersededBy', 'names the record itself');
+      if (d.supersededBy === d.id) throw new SpecError(d.file, 'supersededBy', 'superseded-by-itself');
       if (!byId.has(d.supersededBy))
-        throw new SpecError(d.file, 'supersededBy', `no record has the id ${d.supersededBy}`);
+        throw new SpecError(d.file, 'supersededBy', 'unknown-decision', { id: d.supersededBy });
     }
   return out.sort((a, b) => idNumber(a.id) - idNumber(b.id));
 }

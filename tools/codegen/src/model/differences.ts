@@ -10,13 +10,12 @@ export function readDifferences(r: Reader, decisions: DecisionIR[]): DifferenceI
     .map((row) => {
       const text = (key: string) => {
         const s = row.at(key).string().trim();
-        if (!s) row.at(key).fail('must not be empty');
+        if (!s) row.at(key).fail('empty-text');
         return s;
       };
       const ids = row.at('decisions').array();
-      if (ids.length === 0) row.at('decisions').fail('name at least one decision record');
-      for (const id of ids)
-        if (!known.has(id.string())) id.fail(`no record in spec/decisions has the id ${id.string()}`);
+      if (ids.length === 0) row.at('decisions').fail('difference-without-decision');
+      for (const id of ids) if (!known.has(id.string())) id.fail('unknown-decision', { id: id.string() });
       return {
         topic: text('topic'),
         pinterest: text('pinterest'),

@@ -8,7 +8,7 @@ function resolveRef(doc: Reader, node: Reader): Reader {
   if (typeof ref !== 'string') return node;
   let r = doc;
   for (const part of ref.replace(/^#\//, '').split('/')) r = r.at(part);
-  if (!r.present) node.at('$ref').fail(`unresolved reference ${ref}`);
+  if (!r.present) node.at('$ref').fail('unresolved-ref', { ref });
   return r;
 }
 

@@ -15,25 +15,20 @@ type Where = { file: string; path: string };
 function formatted(l: LimitIR, format: string | undefined, at: Where): string {
   const name = (format ?? 'plain') as LimitFormat;
   if (!Object.hasOwn(LIMIT_FORMATS, name))
-    throw new SpecError(
-      at.file,
-      at.path,
-      `unknown format "|${format}" of limit ${l.key}; formats are ${Object.keys(LIMIT_FORMATS).join(', ')}`,
-    );
+    throw new SpecError(at.file, at.path, 'unknown-limit-format', {
+      format: String(format),
+      key: l.key,
+      formats: Object.keys(LIMIT_FORMATS).join(', '),
+    });
   if (name === 'duration' && !TIME_UNITS.includes(l.unit))
-    throw new SpecError(at.file, at.path, `limit ${l.key} is in ${l.unit}; only a time limit has |duration`);
+    throw new SpecError(at.file, at.path, 'duration-of-non-time', { key: l.key, unit: l.unit });
   return LIMIT_FORMATS[name](l);
 }
 
 function renderText(text: string, limits: Map<string, LimitIR>, own: LimitIR | undefined, at: Where): string {
   const out = text.replace(LIMIT_REF, (_, key: string, format?: string) => {
     const l = limits.get(key);
-    if (!l)
-      throw new SpecError(
-        at.file,
-        at.path,
-        `unknown limit "${key}"; limits are defined in spec/data/limits.yaml`,
-      );
+    if (!l) throw new SpecError(at.file, at.path, 'unknown-limit', { key });
     return formatted(l, format, at);
   });
   return own ? out.replace(OWN_VALUE, (_, format?: string) => formatted(own, format, at)) : out;

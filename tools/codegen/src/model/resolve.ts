@@ -37,9 +37,8 @@ export function resolveOpenApi(
       const r = new Reader(file, xl, `${path}.x-limits`);
       for (const [keyword, ref] of r.entries()) {
         if (!LIMIT_KEYWORDS.includes(keyword))
-          ref.fail(`x-limits supports ${LIMIT_KEYWORDS.join(', ')}; not ${keyword}`);
-        if (obj[keyword] !== undefined)
-          ref.fail(`${keyword} is set both directly and through x-limits; keep only x-limits`);
+          ref.fail('x-limits-keyword', { keywords: LIMIT_KEYWORDS.join(', '), keyword });
+        if (obj[keyword] !== undefined) ref.fail('x-limits-twice', { keyword });
         obj[keyword] = limitRef(limits, ref).value;
       }
     }
@@ -47,7 +46,7 @@ export function resolveOpenApi(
     if (from !== undefined) {
       const r = new Reader(file, from, `${path}.x-enum-from`);
       const values = enumSources[r.string()];
-      if (!values) r.fail(`unknown enum source; use one of ${Object.keys(enumSources).join(', ')}`);
+      if (!values) r.fail('unknown-enum-source', { sources: Object.keys(enumSources).join(', ') });
       obj.enum = values;
     }
     for (const [k, v] of Object.entries(obj)) walk(v, path ? `${path}.${k}` : k);

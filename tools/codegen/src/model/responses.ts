@@ -50,7 +50,7 @@ export function completeResponses(file: string, doc: Obj): void {
         where
           .at('headers')
           .at(name)
-          .fail(`listed as ${name}, but its x-name is ${nameOf.get(h.$ref)}`);
+          .fail('header-name-mismatch', { name, xName: String(nameOf.get(h.$ref)) });
     const missing = every.filter(
       (e) => (e.scope === 'all' || limited) && !e.except.includes(status) && headers[e.name] === undefined,
     );

@@ -2,7 +2,6 @@ import type {
   EnumIR,
   FieldIR,
   LimitIR,
-  LimitRef,
   RecommendedIR,
   RuleIR,
   SchemaIR,
@@ -10,9 +9,9 @@ import type {
   TypeIR,
 } from '../ir/types.js';
 import { Reader } from '../load/reader.js';
+import { boundsOf } from '../rules/bounds.js';
+import { kindNamed, kindOf } from '../rules/index.js';
 import { limitRef } from './data.js';
-
-const NON_RULE_KEYS = new Set(['kind']);
 
 export interface SchemaContext {
   file: string;
@@ -46,7 +45,7 @@ function inlineAliases(ctx: SchemaContext, node: Reader): Reader {
   const target = new Reader(ctx.file, undefined, `components.schemas.${name}`);
   const schemas = (ctx.doc.components as Record<string, unknown>).schemas as Record<string, unknown>;
   const base = schemas[name];
-  if (!base) node.at('$ref').fail(`no schema named ${name}`);
+  if (!base) node.at('$ref').fail('unknown-schema', { name });
   const { $ref: _ignored, ...siblings } = v;
   return new Reader(target.file, { ...(base as object), ...siblings }, node.path);
 }
@@ -62,8 +61,7 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   if (Array.isArray(v.oneOf)) {
     const alts = node.at('oneOf').array();
     const nonNull = alts.filter((a) => a.object().type !== 'null');
-    if (nonNull.length !== 1 || alts.length !== 2)
-      node.at('oneOf').fail('only oneOf [X, {type: null}] is supported');
+    if (nonNull.length !== 1 || alts.length !== 2) node.at('oneOf').fail('one-of-unsupported');
     return { type: parseType(ctx, nonNull[0]!).type, nullable: true };
   }
   let t = v.type;
@@ -71,157 +69,38 @@ function parseType(ctx: SchemaContext, node: Reader): { type: TypeIR; nullable: 
   if (Array.isArray(t)) {
     nullable = t.includes('null');
     const rest = t.filter((x) => x !== 'null');
-    if (rest.length !== 1) node.at('type').fail('a field has one type, optionally with null');
+    if (rest.length !== 1) node.at('type').fail('type-union');
     t = rest[0];
   }
   if (t === 'array')
     return { type: { kind: 'array', items: parseType(ctx, node.at('items')).type }, nullable };
   if (t === 'string' || t === 'integer' || t === 'number' || t === 'boolean')
     return { type: { kind: 'primitive', name: t }, nullable };
-  return node.fail(
-    `unsupported type ${JSON.stringify(t)}; use string, integer, number, boolean, array or a $ref`,
-  );
+  return node.fail('type-unsupported', { type: JSON.stringify(t) });
 }
 
-function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): LimitRef | number | undefined {
-  const xl = node.at('x-limits').at(keyword);
-  if (xl.present) return limitRef(ctx.limits, xl);
-  const n = node.at(keyword);
-  return n.present ? n.number() : undefined;
-}
+/** Where an x-rules entry stands, and the places of the kinds that may stand there. */
+const PLACES = {
+  field: { here: 'a field', kinds: ['value', 'field'] },
+  item: { here: 'array items', kinds: ['value'] },
+  object: { here: 'an object', kinds: ['object'] },
+} as const;
 
-function boundsRule(ctx: SchemaContext, node: Reader): RuleIR | undefined {
-  const r: Extract<RuleIR, { kind: 'bounds' }> = { kind: 'bounds', severity: 'failed' };
-  const minLength = node.at('minLength').optNumber();
-  if (minLength !== undefined) r.minLength = minLength;
-  const maxLength = readLimitOrNumber(ctx, node, 'maxLength');
-  if (maxLength !== undefined) r.maxLength = maxLength;
-  const minItems = readLimitOrNumber(ctx, node, 'minItems');
-  if (minItems !== undefined) r.minItems = minItems;
-  const maxItems = readLimitOrNumber(ctx, node, 'maxItems');
-  if (maxItems !== undefined) r.maxItems = maxItems;
-  const num = (keyword: string) => {
-    const v = readLimitOrNumber(ctx, node, keyword);
-    return typeof v === 'object' ? v.value : v;
-  };
-  const minimum = num('minimum');
-  if (minimum !== undefined) r.minimum = minimum;
-  const maximum = num('maximum');
-  if (maximum !== undefined) r.maximum = maximum;
-  const exclusiveMaximum = num('exclusiveMaximum');
-  if (exclusiveMaximum !== undefined) r.exclusiveMaximum = exclusiveMaximum;
-  return Object.keys(r).length > 2 ? r : undefined;
-}
+/** Where a kind of each place may stand, in words. */
+const PLACE_WORDS = { value: 'a field or its array items', field: 'a field', object: 'an object' } as const;
 
-/** One x-rules entry -> a typed rule; each kind validates its own parameters. */
-function customRule(ctx: SchemaContext, r: Reader): RuleIR {
+/** One x-rules entry -> a typed rule, read by its kind's module (src/rules/<kind>.ts). */
+function customRule(ctx: SchemaContext, r: Reader, where: keyof typeof PLACES): RuleIR {
   const kind = r.at('kind').string();
-  const params = Object.keys(r.object()).filter((k) => !NON_RULE_KEYS.has(k));
-  const allow = (...names: string[]) => {
-    for (const p of params) if (!names.includes(p)) r.at(p).fail(`unknown parameter of rule kind ${kind}`);
-  };
-  const sev = (): Severity =>
-    r.at('severity').present ? r.at('severity').oneOf<Severity>(['failed', 'warning']) : 'failed';
-  switch (kind) {
-    case 'event-name':
-      allow();
-      return { kind, severity: 'failed' };
-    case 'unix-seconds':
-      allow('maxAgeLimit', 'maxFutureLimit', 'millisecondsLimit');
-      return {
-        kind,
-        severity: 'failed',
-        maxAge: limitRef(ctx.limits, r.at('maxAgeLimit')),
-        maxFuture: limitRef(ctx.limits, r.at('maxFutureLimit')),
-        milliseconds: limitRef(ctx.limits, r.at('millisecondsLimit')),
-      };
-    case 'url':
-      allow('schemes');
-      return { kind, severity: 'failed', schemes: r.at('schemes').strings() };
-    case 'code-list':
-      allow('list', 'severity', 'case');
-      return {
-        kind,
-        severity: sev(),
-        list: r.at('list').oneOf(['currencies', 'languages'] as const),
-        case: r.at('case').oneOf(['upper', 'lower'] as const),
-      };
-    case 'ip-address':
-    case 'user-agent':
-    case 'sha256-hex':
-      allow();
-      return { kind, severity: 'warning' };
-    case 'decimal-string': {
-      allow('exclusiveMinimum', 'minimum', 'maximumLimit');
-      const rule: Extract<RuleIR, { kind: 'decimal-string' }> = { kind, severity: 'failed' };
-      const exMin = r.at('exclusiveMinimum').optNumber();
-      if (exMin !== undefined) rule.exclusiveMinimum = exMin;
-      const min = r.at('minimum').optNumber();
-      if (min !== undefined) rule.minimum = min;
-      if (r.at('maximumLimit').present) rule.maximum = limitRef(ctx.limits, r.at('maximumLimit'));
-      return rule;
-    }
-    case 'require-any-of':
-      allow('alternatives');
-      return {
-        kind,
-        severity: 'failed',
-        alternatives: r
-          .at('alternatives')
-          .array()
-          .map((a) => a.strings()),
-      };
-    case 'default-from-context':
-      allow('field', 'when', 'context');
-      return {
-        kind,
-        severity: 'warning',
-        field: r.at('field').string(),
-        when: r.at('when').string(),
-        context: r.at('context').oneOf(['currency'] as const),
-      };
-    case 'ids-in-items':
-      allow('ids', 'items', 'key');
-      return {
-        kind,
-        severity: 'warning',
-        ids: r.at('ids').string(),
-        items: r.at('items').string(),
-        key: r.at('key').string(),
-      };
-    case 'agrees-with':
-      allow('in', 'field', 'with', 'except');
-      return {
-        kind,
-        severity: 'warning',
-        in: r.at('in').string(),
-        field: r.at('field').string(),
-        with: r.at('with').string(),
-        except: r.at('except').present ? r.at('except').strings() : [],
-      };
-    case 'positive-for-events': {
-      allow('in', 'field', 'eventNames');
-      const group = r.at('eventNames').string();
-      const eventNames = ctx.groups[group];
-      if (!eventNames)
-        return r
-          .at('eventNames')
-          .fail(`unknown event name group "${group}"; groups are defined in spec/data/event-names.yaml`);
-      return {
-        kind,
-        severity: 'failed',
-        in: r.at('in').string(),
-        field: r.at('field').string(),
-        group,
-        eventNames,
-      };
-    }
-    case 'recommended-fields':
-      allow();
-      return { kind, severity: 'warning' };
-    default:
-      return r.at('kind').fail(`unknown rule kind "${kind}"`);
-  }
+  const k = kindNamed(kind);
+  const parse = k?.parse;
+  if (!k || !parse) return r.at('kind').fail('unknown-rule-kind', { kind });
+  const place = PLACES[where];
+  if (!(place.kinds as readonly string[]).includes(k.place))
+    r.at('kind').fail('rule-kind-misplaced', { kind, place: PLACE_WORDS[k.place], here: place.here });
+  for (const p of Object.keys(r.object()))
+    if (p !== 'kind' && !parse.params.includes(p)) r.at(p).fail('unknown-rule-parameter', { kind });
+  return parse.read(r, ctx);
 }
 
 function describeType(t: TypeIR, nullable: boolean, ctx: SchemaContext): string {
@@ -260,8 +139,7 @@ function readRecommended(ctx: SchemaContext, r: Reader): RecommendedIR | undefin
   if (en.present) {
     const g = en.string();
     const group = ctx.groups[g];
-    if (!group)
-      return en.fail(`unknown event name group "${g}"; groups are defined in spec/data/event-names.yaml`);
+    if (!group) return en.fail('unknown-event-group', { group: g });
     eventNames = group;
   }
   const w = r.at('weight');
@@ -289,7 +167,7 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
         : false,
     });
   }
-  const b = boundsRule(ctx, node);
+  const b = boundsOf(ctx, node);
   if (b) rules.push(b);
   if (node.at('pattern').present) {
     const severity = node.at('x-severity').present
@@ -297,15 +175,15 @@ function buildField(ctx: SchemaContext, name: string, raw: Reader, required: boo
       : 'failed';
     rules.push({ kind: 'pattern', severity, pattern: node.at('pattern').regex() });
   }
-  for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r));
+  for (const r of node.at('x-rules').optArray()) rules.push(customRule(ctx, r, 'field'));
 
   const itemRules: RuleIR[] = [];
   if (type.kind === 'array') {
     const items = inlineAliases(ctx, node.at('items'));
     itemRules.push({ kind: 'type', severity: 'failed', expected: type.items, nullable: false });
-    const ib = boundsRule(ctx, items);
+    const ib = boundsOf(ctx, items);
     if (ib) itemRules.push(ib);
-    for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r));
+    for (const r of items.at('x-rules').optArray()) itemRules.push(customRule(ctx, r, 'item'));
   }
   const field: FieldIR = {
     name,
@@ -345,12 +223,12 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
     const required = new Set(s.at('required').present ? s.at('required').strings() : []);
     const props = s.at('properties').entries();
     for (const req of required)
-      if (!props.some(([k]) => k === req)) s.at('required').fail(`"${req}" is required but not a property`);
+      if (!props.some(([k]) => k === req)) s.at('required').fail('required-not-property', { name: req });
     const fields = props.map(([fname, f]) => buildField(ctx, fname, f, required.has(fname)));
     const rules: RuleIR[] = s
       .at('x-rules')
       .optArray()
-      .map((r) => customRule(ctx, r));
+      .map((r) => customRule(ctx, r, 'object'));
     const unknownKeys = s.at('x-unknown-keys').present
       ? s.at('x-unknown-keys').oneOf(['failed', 'warning', 'request', 'allow'] as const)
       : 'allow';
@@ -370,7 +248,7 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
       );
       for (const [i, k] of key.entries())
         if (!itemProps.includes(k))
-          dedup.at('key').at(i).fail(`"${k}" is not a property of the items of ${name}`);
+          dedup.at('key').at(i).fail('dedup-key-not-item-property', { key: k, schema: name });
       rules.push({
         kind: 'dedup',
         severity: 'warning',
@@ -378,25 +256,12 @@ export function buildSchemas(ctx: SchemaContext): { schemas: SchemaIR[]; enums: 
         window: limitRef(ctx.limits, dedup.at('windowLimit')),
       });
     }
+    const fieldNames = new Set(fields.map((f) => f.name));
     for (const r of rules) {
-      const fieldNames = new Set(fields.map((f) => f.name));
-      const check = (n: string, what: string) => {
+      const k = kindOf(r);
+      for (const n of k.place === 'object' ? (k.names?.(r) ?? []) : [])
         if (!fieldNames.has(n))
-          s.at('x-rules').fail(`${r.kind}: ${what} "${n}" is not a property of ${name}`);
-      };
-      const named =
-        r.kind === 'require-any-of'
-          ? r.alternatives.flat()
-          : r.kind === 'default-from-context'
-            ? [r.field, r.when]
-            : r.kind === 'ids-in-items'
-              ? [r.ids, r.items]
-              : r.kind === 'agrees-with'
-                ? [r.in, r.with]
-                : r.kind === 'positive-for-events'
-                  ? [r.in]
-                  : [];
-      for (const n of named) check(n, 'field');
+          s.at('x-rules').fail('rule-field-unknown', { kind: r.kind, name: n, schema: name });
     }
     const schema: SchemaIR = {
       name,

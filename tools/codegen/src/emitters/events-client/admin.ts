@@ -1,6 +1,7 @@
 import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
 import { doc, literal, quote } from '../../emit/literal.js';
+import { specAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR, ParameterIR } from '../../ir/types.js';
 import { type Obj, operation, rawResponses, successStatus } from './operations.js';
@@ -30,7 +31,7 @@ function inline(value: unknown): string {
 type Answer = 'json' | 'empty' | 'event-stream' | 'file';
 
 function success(ir: IR, op: OperationIR): { answer: Answer; content: Obj } {
-  const raw = rawResponses(ir, op)[String(successStatus(op))] ?? {};
+  const raw = rawResponses(ir, op)[String(successStatus(ir, op))] ?? {};
   const content = (raw.content ?? {}) as Record<string, Obj>;
   const types = Object.keys(content);
   if (types.length === 0) return { answer: 'empty', content: {} };
@@ -57,7 +58,8 @@ function members(params: ParameterIR[]): string {
 }
 
 /** An answer's type: a component schema by name, or a small inline object of primitives. */
-function schemaType(op: OperationIR, schema: Obj, named: Set<string>): string {
+function schemaType(ir: IR, op: OperationIR, schema: Obj, named: Set<string>): string {
+  const answerAt = () => specAt(ir, 'paths', op.path, op.method, 'responses');
   const ref = schema.$ref;
   if (typeof ref === 'string') {
     const name = ref.split('/').pop()!;
@@ -66,12 +68,12 @@ function schemaType(op: OperationIR, schema: Obj, named: Set<string>): string {
   }
   const props = (schema.properties ?? {}) as Record<string, Obj>;
   if (schema.type !== 'object' || Object.keys(props).length === 0)
-    throw new Error(`events-client: ${op.operationId}: an inline answer must be an object with properties`);
+    return answerAt().fail('inline-answer-not-object');
   const required = new Set((schema.required ?? []) as string[]);
   const fields = Object.entries(props).map(([name, p]) => {
     const t = p.type === 'integer' ? 'number' : p.type;
     if (!['number', 'string', 'boolean'].includes(String(t)))
-      throw new Error(`events-client: ${op.operationId}: inline answer member ${name} is not a primitive`);
+      return answerAt().fail('inline-answer-member-not-primitive', { name });
     return `${name}${required.has(name) ? '' : '?'}: ${t};`;
   });
   return `{ ${fields.join(' ')} }`;
@@ -81,7 +83,7 @@ function responseType(ir: IR, op: OperationIR, named: Set<string>): string {
   const s = success(ir, op);
   if (s.answer === 'empty') return 'void';
   if (s.answer !== 'json') return 'string';
-  return schemaType(op, (s.content.schema ?? {}) as Obj, named);
+  return schemaType(ir, op, (s.content.schema ?? {}) as Obj, named);
 }
 
 export function adminFile(ir: IR, dir: string): EmittedFile {

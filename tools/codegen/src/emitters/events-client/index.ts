@@ -1,6 +1,7 @@
 import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
+import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
 import { adminFile } from './admin.js';
@@ -20,7 +21,12 @@ const CLIENT_TAGS = new Set(['conversion_events', 'custom_event_types']);
 
 function limit(ir: IR, key: string): number {
   const l = ir.limits.find((x) => x.key === key);
-  if (!l) throw new Error(`events-client: spec/data/limits.yaml has no ${key}`);
+  if (!l)
+    return dataAt(ir, 'limits', 'limits').fail('needed-by-emitter', {
+      emitter: 'events-client',
+      what: 'the limit',
+      name: key,
+    });
   return l.value;
 }
 

@@ -1,3 +1,4 @@
+import { specAt } from '../../emit/spec-at.js';
 import type { IR, OperationIR } from '../../ir/types.js';
 
 /**
@@ -15,7 +16,7 @@ export function deref(ir: IR, o: Obj, kind: string): Obj {
   if (typeof ref !== 'string') return o;
   const name = ref.split('/').pop()!;
   const target = components(ir, kind)[name];
-  if (!target) throw new Error(`events-client: unresolved ${ref}`);
+  if (!target) return specAt(ir, 'components', kind).fail('unresolved-ref', { ref });
   return target;
 }
 
@@ -30,7 +31,7 @@ export function retryAfterName(ir: IR): string {
   const found = Object.values(components(ir, 'headers')).find(
     (h) => String(h['x-name']).toLowerCase() === ir.rateLimits.headers.retryAfter?.toLowerCase(),
   );
-  if (!found) throw new Error('events-client: no component header is Retry-After (rate-limits.yaml headers)');
+  if (!found) return specAt(ir, 'components.headers').fail('retry-after-header');
   return String(found['x-name']);
 }
 
@@ -47,9 +48,10 @@ function retryableStatuses(ir: IR, op: OperationIR): number[] {
     .sort((a, b) => a - b);
 }
 
-export function successStatus(op: OperationIR): number {
+export function successStatus(ir: IR, op: OperationIR): number {
   const ok = op.responses.map((r) => Number(r.status)).filter((s) => s >= 200 && s < 300);
-  if (ok.length !== 1) throw new Error(`events-client: ${op.operationId} needs exactly one 2xx response`);
+  if (ok.length !== 1)
+    specAt(ir, 'paths', op.path, op.method, 'responses').fail('success-response-count', { count: ok.length });
   return ok[0]!;
 }
 
@@ -73,7 +75,7 @@ export function operation(ir: IR, op: OperationIR) {
     pathParams: op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
     testParam: op.testMode ? (op.parameters.find((p) => p.in === 'query' && !p.aliasOf)?.name ?? null) : null,
     hasBody: op.requestBody !== undefined,
-    success: successStatus(op),
+    success: successStatus(ir, op),
     retryable: retryableStatuses(ir, op),
     security: op.security.map((s) => s.scheme),
     csrfHeader: pairedHeader(ir, op),

@@ -1,3 +1,4 @@
+import { dataAt, schemaAt, specAt } from '../../emit/spec-at.js';
 import type { FieldIR, IR, LimitIR, MessageIR, OperationIR, SchemaIR, TypeIR } from '../../ir/types.js';
 
 /** One object of the event tree, with the path prefix its fields have in messages (`custom_data.`). */
@@ -43,13 +44,11 @@ export function buildContext(ir: IR): DocsContext {
   };
   const testOps = ir.operations.filter((o) => o.testMode);
   if (testOps.length !== 1 || !testOps[0]!.requestBody)
-    throw new Error(
-      'events-docs: expected exactly one operation with x-test-mode and a request body (the events endpoint)',
-    );
+    specAt(ir, 'paths').fail('events-operation-count', { count: testOps.length });
   const eventsOp = testOps[0]!;
   const requestSchema = schema(eventsOp.requestBody!);
   const dataField = requestSchema.fields.find((f) => f.type.kind === 'array' && objectRef(f.type));
-  if (!dataField) throw new Error(`events-docs: ${requestSchema.name} has no array of events`);
+  if (!dataField) return schemaAt(ir, requestSchema.name).fail('batch-events-field');
   const eventSchema = schema(objectRef(dataField.type)!);
 
   const sections: Section[] = [];
@@ -77,17 +76,32 @@ export function buildContext(ir: IR): DocsContext {
     schema,
     limit(key) {
       const l = ir.limits.find((x) => x.key === key);
-      if (!l) throw new Error(`events-docs: no limit ${key}`);
+      if (!l)
+        return dataAt(ir, 'limits', 'limits').fail('needed-by-emitter', {
+          emitter: 'events-docs',
+          what: 'the limit',
+          name: key,
+        });
       return l;
     },
     message(code) {
       const m = ir.messages.find((x) => x.code === code);
-      if (!m) throw new Error(`events-docs: no message ${code}`);
+      if (!m)
+        return dataAt(ir, 'messages', 'messages').fail('needed-by-emitter', {
+          emitter: 'events-docs',
+          what: 'the message',
+          name: code,
+        });
       return m;
     },
     enumValues(name) {
       const e = ir.enums.find((x) => x.name === name);
-      if (!e) throw new Error(`events-docs: no enum ${name}`);
+      if (!e)
+        return specAt(ir, 'components.schemas').fail('needed-by-emitter', {
+          emitter: 'events-docs',
+          what: 'the enum',
+          name,
+        });
       return e.values;
     },
   };

@@ -1,3 +1,6 @@
+import type { LimitRef } from '../../ir/types.js';
+import { num } from '../../model/units.js';
+
 /** Small Markdown builders. Every table cell goes through `cell`, so spec text cannot break a table. */
 
 /** Escapes a value for a table cell: pipes and line breaks would end the cell or the row. */
@@ -73,4 +76,10 @@ export function slug(text: string): string {
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .trim()
     .replace(/\s/g, '-');
+}
+
+/** A limit with its key, linked to the limits page, so a reader can find where it is set. */
+export function limitText(v: LimitRef | number): string {
+  if (typeof v === 'number') return num(v);
+  return `${num(v.value)} (${link(code(v.key), 'limits', v.key)})`;
 }

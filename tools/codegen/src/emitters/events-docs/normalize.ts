@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { dataAt } from '../../emit/spec-at.js';
 import type { IR, NamedCodeIR } from '../../ir/types.js';
 
 /**
@@ -58,7 +59,8 @@ function step(ir: IR, name: string, s: string): string {
     case 'map_countries':
       return lookup(ir.codeLists.countries, s);
     case 'two_letters':
-      if (!/^[a-z]{2}$/.test(s)) throw new Error(`events-docs: worked example "${s}" is not two letters`);
+      if (!/^[a-z]{2}$/.test(s))
+        dataAt(ir, 'normalization', 'kinds').fail('worked-example-invalid', { value: s, step: name });
       return s;
     case 'zip':
       // The worked example is a US zip (spec: zipFirstFiveDigits): first 5 digits; others lose spaces.
@@ -72,12 +74,15 @@ function step(ir: IR, name: string, s: string): string {
         const part = (k: 'year' | 'month' | 'day') => m[f.order.indexOf(k) + 1]!;
         return `${part('year')}${part('month').padStart(2, '0')}${part('day').padStart(2, '0')}`;
       }
-      throw new Error(`events-docs: worked example "${s}" matches no date layout`);
+      return dataAt(ir, 'normalization', 'dateFormats').fail('worked-example-invalid', {
+        value: s,
+        step: name,
+      });
     case 'map_gender':
       for (const [g, ws] of Object.entries(n.gender)) if (ws.includes(s)) return g;
       return s;
     default:
-      throw new Error(`events-docs: the worked example does not know normalization step "${name}"`);
+      return dataAt(ir, 'normalization', 'kinds').fail('worked-example-step', { step: name });
   }
 }
 
@@ -86,9 +91,10 @@ export function workedExamples(ir: IR, fields: { name: string; normalize: string
   return fields.map((f) => {
     const kind = ir.normalization.kinds.find((k) => k.name === f.normalize);
     if (!kind)
-      throw new Error(`events-docs: field ${f.name} names unknown normalization kind ${f.normalize}`);
+      return dataAt(ir, 'normalization', 'kinds').fail('normalize-kind-unknown', { kind: f.normalize });
     const raw = RAW_INPUTS[kind.name];
-    if (raw === undefined) throw new Error(`events-docs: no raw example for normalization kind ${kind.name}`);
+    if (raw === undefined)
+      return dataAt(ir, 'normalization', `kinds.${kind.name}`).fail('worked-example-missing');
     const normalized = kind.steps.reduce((s, name) => step(ir, name, s), raw);
     return { field: f.name, kind: kind.name, steps: kind.steps, raw, normalized, sha256: sha256(normalized) };
   });

@@ -1,5 +1,6 @@
 import type { StatementStructures } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
+import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type {
   FieldIR,
@@ -53,7 +54,7 @@ class ChecksModel {
 
   problem(key: string, why: string): string {
     if (!this.ir.requestProblems.some((p) => p.key === key))
-      throw new Error(`events-mock-server: spec/data/request-errors.yaml has no problem "${key}" (${why})`);
+      dataAt(this.ir, 'requestErrors', 'problems').fail('request-problem-missing', { key, why });
     return key;
   }
 
@@ -95,7 +96,7 @@ class ChecksModel {
     if (t.kind === 'primitive' && t.name === 'number') {
       // A number may be fractional, so an exclusive bound stays exclusive: only inclusive ones are emitted.
       if (bounds?.exclusiveMaximum !== undefined)
-        throw new Error(`events-mock-server: number field ${field} has exclusiveMaximum; use maximum`);
+        specAt(this.ir, 'components.schemas').fail('exclusive-maximum-number', { field });
       const min = bounds?.minimum ?? null;
       const max = bounds?.maximum ?? null;
       return { kind: 'number', expected, minimum: min, maximum: max, bound: boundText(min, max, 'a number') };
@@ -200,7 +201,10 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
     if (query.length) {
       for (const p of query)
         if (p.aliasOf && !query.some((x) => x.name === p.aliasOf))
-          throw new Error(`events-mock-server: ${op.operationId} ${p.name} is an alias of no parameter`);
+          specAt(ir, 'paths', op.path, op.method, 'parameters').fail('alias-of-unknown', {
+            name: p.name,
+            aliasOf: p.aliasOf,
+          });
       queries[op.operationId] = query.map((p) => m.param(p));
       const type = `${pascal(op.operationId)}Query`;
       m.types.push(m.queryType(op, type));

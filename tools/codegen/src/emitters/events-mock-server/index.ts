@@ -1,5 +1,6 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
+import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR } from '../../ir/types.js';
 import { checksFile } from './checks-file.js';
@@ -65,8 +66,7 @@ function headerNames(ir: IR): Record<string, string> {
   // rate-limits.yaml names the same headers; the two must agree.
   const values = new Set(Object.values(names));
   for (const n of Object.values(ir.rateLimits.headers))
-    if (!values.has(n))
-      throw new Error(`events-mock-server: rate-limits.yaml header ${n} is no x-name of components.headers`);
+    if (!values.has(n)) dataAt(ir, 'rateLimits', 'headers').fail('rate-limit-header-unknown', { name: n });
   return names;
 }
 
@@ -80,8 +80,7 @@ function requestContents(ir: IR): [string, Obj][] {
 
 function jsonContentType(ir: IR): string {
   const types = [...new Set(requestContents(ir).map(([t]) => t))];
-  if (types.length !== 1)
-    throw new Error(`events-mock-server: request bodies use ${types.join(', ')}; expected one type`);
+  if (types.length !== 1) specAt(ir, 'paths').fail('request-content-types', { types: types.join(', ') });
   return types[0]!;
 }
 
@@ -89,16 +88,20 @@ function demoRequest(ir: IR): unknown {
   const demos = requestContents(ir).flatMap(([, c]) =>
     Object.values((c.examples ?? {}) as Record<string, Obj>).filter((e) => e['x-demo'] === true),
   );
-  if (demos.length !== 1)
-    throw new Error('events-mock-server: exactly one request example needs x-demo: true');
+  if (demos.length !== 1) specAt(ir, 'paths').fail('demo-example-count', { count: demos.length });
   return demos[0]!.value;
 }
 
-function pathParamMaxLength(ops: readonly OperationIR[]): number {
-  const lengths = ops.flatMap((op) => op.parameters.filter((p) => p.in === 'path').map((p) => p.maxLength));
-  if (lengths.some((n) => n === undefined))
-    throw new Error('events-mock-server: every path parameter needs a maxLength (the router bound)');
-  return Math.max(...(lengths as number[]));
+function pathParamMaxLength(ir: IR, ops: readonly OperationIR[]): number {
+  for (const op of ops)
+    for (const p of op.parameters)
+      if (p.in === 'path' && p.maxLength === undefined)
+        specAt(ir, 'paths', op.path, op.method, 'parameters').fail('path-parameter-max-length', {
+          name: p.name,
+        });
+  return Math.max(
+    ...ops.flatMap((op) => op.parameters.flatMap((p) => (p.in === 'path' ? [p.maxLength!] : []))),
+  );
 }
 
 function routesFile(ir: IR): EmittedFile {
@@ -113,7 +116,7 @@ function routesFile(ir: IR): EmittedFile {
     ),
     constant(
       'PATH_PARAM_MAX_LENGTH',
-      pathParamMaxLength(ops),
+      pathParamMaxLength(ir, ops),
       'The longest value of any path parameter (its maxLength): the router matches no longer segment (C34).',
     ),
     constant(
@@ -148,7 +151,10 @@ function problemsFile(ir: IR): EmittedFile {
   const paramTypes: string[] = [];
   for (const p of [...ir.requestProblems].sort((a, b) => (a.key < b.key ? -1 : 1))) {
     const outcome = outcomes.get(p.error);
-    if (!outcome) throw new Error(`request problem ${p.key} names unknown outcome ${p.error}`);
+    if (!outcome)
+      return dataAt(ir, 'requestErrors', `problems.${p.key}.error`).fail('unknown-request-error', {
+        error: p.error,
+      });
     problems[p.key] = {
       outcome: p.error,
       order: outcome.order,

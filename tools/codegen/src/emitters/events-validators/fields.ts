@@ -1,27 +1,9 @@
 import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
 import { block, describeItem, quote } from './code.js';
+import { checkName, fieldBit } from './names.js';
 import { mayChange, ruleCode } from './rules.js';
 import type { FileScope } from './scope.js';
 import { fieldSite, itemSite, type Site } from './site.js';
-
-/** Bit of a field in the masks of its object (met `pm`, dropped `dm`): one bit per field, in spec order. */
-export function fieldBit(schema: SchemaIR, name: string): number {
-  const k = schema.fields.findIndex((f) => f.name === name);
-  if (k < 0) throw new Error(`events-validators: ${name} is not a field of ${schema.name}`);
-  if (k > 30)
-    throw new Error(`events-validators: ${schema.name} has more than 31 fields; the drop mask holds 31`);
-  return 2 ** k;
-}
-
-/** Name of the generated function building the accepted copy of an object. */
-export function pickName(schema: string): string {
-  return `pick${schema}`;
-}
-
-/** Name of the generated function checking the fields of an object schema. */
-export function checkName(schema: string): string {
-  return `check${schema}`;
-}
 
 function enumValues(ir: IR, t: TypeIR): string[] | undefined {
   return t.kind === 'ref' && t.target === 'enum'

@@ -1,8 +1,9 @@
 import type { EmittedFile } from '../../emit/emitter.js';
 import { literal } from '../../emit/literal.js';
+import { schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { ValidatorModel } from './model.js';
-import { actionSourceField, recommendedFields } from './objects.js';
+import { actionSourceField, recommendedFields } from './recommended.js';
 
 /**
  * match-quality.gen.ts (C67): the tables `matchQuality` reads, from the spec's own markings: the identifier
@@ -16,10 +17,7 @@ export function matchQualityFile(dir: string, m: ValidatorModel): EmittedFile {
     const name = f.type.name;
     return ir.schemas.find((s) => s.name === name)?.fields.some((x) => x.normalize !== undefined) ?? false;
   });
-  if (holders.length !== 1)
-    throw new Error(
-      `events-validators: expected one field of ${event.name} holding x-normalize fields, found ${holders.length}`,
-    );
+  if (holders.length !== 1) schemaAt(ir, event.name).fail('identifier-holder', { count: holders.length });
   const holder = holders[0]!;
   const holderSchema = ir.schemas.find((s) => holder.type.kind === 'ref' && s.name === holder.type.name)!;
   // Identifiers are the hashed fields and those sent as is (normalization `unhashed`); others of the holder,
@@ -48,7 +46,7 @@ export function matchQualityFile(dir: string, m: ValidatorModel): EmittedFile {
     `/** The object of the event holding its user identifiers (C67). */\nexport const IDENTIFIERS_FIELD = ${literal(holder.name)};`,
     `/** Each identifier field, in spec order; hashed when the spec marks it x-normalize (C5). */\nexport const IDENTIFIER_FIELDS: readonly { readonly field: string; readonly key: string; readonly hashed: boolean }[] = ${literal(identifiers)};`,
     `/** Each x-recommended field; null conditions apply to every action source or event name (C4); its weight (C88). */\nexport const RECOMMENDED_FIELDS: readonly { readonly field: string; readonly actionSources: readonly string[] | null; readonly eventNames: readonly string[] | null; readonly weight: number }[] = ${literal(recommended)};`,
-    `/** The field the action-source conditions read. */\nexport const ACTION_SOURCE_FIELD: string | null = ${literal(sources.size ? actionSourceField(event, sources).name : null)};`,
+    `/** The field the action-source conditions read. */\nexport const ACTION_SOURCE_FIELD: string | null = ${literal(sources.size ? actionSourceField(ir, event, sources).name : null)};`,
     `/** The field the event-name conditions read. */\nexport const EVENT_NAME_FIELD: string | null = ${literal(nameField?.name ?? null)};`,
   ];
   return { path, content: tsFile(path, statements) };

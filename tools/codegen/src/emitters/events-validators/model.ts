@@ -1,4 +1,6 @@
+import { schemaAt } from '../../emit/spec-at.js';
 import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
+import { Reader } from '../../load/reader.js';
 
 export type DedupRule = Extract<RuleIR, { kind: 'dedup' }>;
 
@@ -33,22 +35,20 @@ export function schemaByName(ir: IR, name: string): SchemaIR {
 export function validatorModel(ir: IR): ValidatorModel {
   const requests = ir.schemas.filter((s) => s.rules.some((r) => r.kind === 'dedup'));
   if (requests.length !== 1)
-    throw new Error(
-      `events-validators: expected one schema with x-dedup (the batch request), found ${requests.length}`,
-    );
+    new Reader(ir.files.openapi, undefined, 'components.schemas').fail('batch-request-count', {
+      count: requests.length,
+    });
   const request = requests[0]!;
   const dedup = request.rules.find((r): r is DedupRule => r.kind === 'dedup')!;
   const batchFields = request.fields.filter((f) => f.type.kind === 'array' && refName(f.type) !== undefined);
-  if (batchFields.length !== 1)
-    throw new Error(`events-validators: ${request.name} must hold exactly one array of events`);
+  if (batchFields.length !== 1) schemaAt(ir, request.name).fail('batch-events-field');
   const batchField = batchFields[0]!;
   const event = schemaByName(ir, refName(batchField.type)!);
   for (const k of dedup.key)
     if (!event.fields.some((f) => f.name === k))
       throw new Error(`events-validators: dedup key ${k} is not a field of ${event.name}`);
   const times = event.fields.filter((f) => f.rules.some((r) => r.kind === 'unix-seconds'));
-  if (times.length !== 1)
-    throw new Error(`events-validators: ${event.name} needs exactly one unix-seconds field`);
+  if (times.length !== 1) schemaAt(ir, event.name).fail('event-time-field', { count: times.length });
 
   const seen = new Set<string>([event.name]);
   const queue = [event];
@@ -63,6 +63,11 @@ export function validatorModel(ir: IR): ValidatorModel {
     }
   }
   const others = [...seen].filter((n) => n !== event.name).sort();
+  // The masks of a generated check hold one bit per field of its object (fieldBit).
+  for (const n of seen) {
+    const count = schemaByName(ir, n).fields.length;
+    if (count > 31) schemaAt(ir, n).fail('too-many-fields', { count });
+  }
   return {
     ir,
     request,
@@ -72,4 +77,9 @@ export function validatorModel(ir: IR): ValidatorModel {
     timeField: times[0]!.name,
     schemas: [event, ...others.map((n) => schemaByName(ir, n))],
   };
+}
+
+/** The field of an object holding its event name (the one with the event-name rule), if it has one. */
+export function eventNameField(schema: SchemaIR): FieldIR | undefined {
+  return schema.fields.find((f) => f.rules.some((r) => r.kind === 'event-name'));
 }

@@ -1,5 +1,6 @@
 import type { EmittedFile } from '../../emit/emitter.js';
 import { doc, literal } from '../../emit/literal.js';
+import { dataAt, schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import { camel, pascal, quote } from './code.js';
 import { refName, type ValidatorModel } from './model.js';
@@ -32,7 +33,7 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
   const functions = ir.normalization.kinds.map((k) => {
     for (const s of k.steps)
       if (!STEPS.has(s))
-        throw new Error(`events-validators: normalization step "${s}" (kind ${k.name}) has no runtime`);
+        dataAt(ir, 'normalization', `kinds.${k.name}`).fail('normalization-step-runtime', { step: s });
     const calls = k.steps.map((s) => {
       const fn = scope.lib('normalize-steps', camel(s));
       return `  v = ${fn}(v, x);\n  if (v === null) return null;`;
@@ -45,7 +46,7 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
     for (const f of s.fields)
       if (f.normalize) {
         if (!kinds.has(f.normalize))
-          throw new Error(`events-validators: ${s.name}.${f.name} names unknown kind ${f.normalize}`);
+          schemaAt(ir, s.name, f.name, 'x-normalize').fail('normalize-kind-unknown', { kind: f.normalize });
         fields.push(`  ${f.name}: normalize${pascal(f.normalize)},`);
       }
   // C70: the event member whose object holds the hashed fields (user_data), read by the request log's
@@ -53,7 +54,7 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
   const holder = m.schemas.find((s) => s.fields.some((f) => f.normalize));
   const members = holder ? m.event.fields.filter((f) => refName(f.type) === holder.name) : [];
   if (holder && members.length !== 1)
-    throw new Error(`events-validators: ${m.event.name} must hold ${holder.name} in exactly one member`);
+    schemaAt(ir, m.event.name).fail('identifier-holder', { count: members.length });
   const path = `${dir}/normalizers.gen.ts`;
   const statements = [
     ...scope.importStatements(),

@@ -1,4 +1,5 @@
 import type { EmittedFile } from '../../emit/emitter.js';
+import { dataAt, schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
 import { block, limitValue, quote } from './code.js';
@@ -10,9 +11,10 @@ const BODY = 'body';
 
 function problemKey(ir: IR, key: string): string {
   if (!ir.requestProblems.some((p) => p.key === key))
-    throw new Error(
-      `events-validators: spec/data/request-errors.yaml has no problem "${key}" for the batch body (C2)`,
-    );
+    dataAt(ir, 'requestErrors', 'problems').fail('request-problem-missing', {
+      key,
+      why: 'the batch body (C2)',
+    });
   return quote(key);
 }
 
@@ -76,7 +78,10 @@ export function requestFile(dir: string, m: ValidatorModel): EmittedFile {
   for (const k of key) {
     const t = m.event.fields.find((x) => x.name === k)!.type;
     if (!(t.kind === 'primitive' && t.name === 'string') && !(t.kind === 'ref' && t.target === 'enum'))
-      throw new Error(`events-validators: dedup key ${k} must be a string field of ${m.event.name}`);
+      schemaAt(m.ir, m.request.name, undefined, 'x-dedup', 'key').fail('dedup-key-not-string', {
+        key: k,
+        schema: m.event.name,
+      });
   }
   const last = quote(key[key.length - 1]!);
   const same = (x: string) =>

@@ -1,8 +1,9 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
 import { tsFile } from '../../emit/ts-file.js';
-import { checkName, holdsSensitive } from './fields.js';
+import { holdsSensitive } from './fields.js';
 import type { ValidatorModel } from './model.js';
+import { checkName } from './names.js';
 import { pickFunction, schemaFunction } from './objects.js';
 import { FileScope } from './scope.js';
 

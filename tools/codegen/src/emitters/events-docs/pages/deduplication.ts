@@ -1,6 +1,5 @@
 import type { DocsContext } from '../context.js';
-import { blocks, code, duration, link, list, table } from '../md.js';
-import { limitText } from '../rules.js';
+import { blocks, code, duration, limitText, link, list, table } from '../md.js';
 import type { Page } from './page.js';
 
 export const deduplicationPage: Page = {

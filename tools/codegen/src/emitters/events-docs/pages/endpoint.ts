@@ -1,8 +1,8 @@
 import type { OperationIR, ParameterIR } from '../../../ir/types.js';
 import { type DocsContext, objectRef } from '../context.js';
 import { dig } from '../examples.js';
-import { blocks, code, link, list, table, words } from '../md.js';
-import { fieldType, limitText, typeText } from '../rules.js';
+import { blocks, code, limitText, link, list, table, words } from '../md.js';
+import { fieldType, typeText } from '../rules.js';
 import type { Page } from './page.js';
 
 export function paramRows(params: ParameterIR[]): string[][] {

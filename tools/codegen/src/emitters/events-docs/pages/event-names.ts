@@ -1,6 +1,5 @@
 import type { DocsContext } from '../context.js';
-import { blocks, code, link, list, table, words } from '../md.js';
-import { limitText } from '../rules.js';
+import { blocks, code, limitText, link, list, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 /** `conversion_reporting` -> `Conversion reporting`. */

@@ -1,3 +1,4 @@
+import { dataAt, specAt } from '../../../emit/spec-at.js';
 import type { OperationIR, SecuritySchemeIR } from '../../../ir/types.js';
 import type { DocsContext } from '../context.js';
 import { blocks, code, duration, link, list, num, table, words } from '../md.js';
@@ -24,8 +25,7 @@ export const securityPage: Page = {
       ir.securitySchemes.find((s) => s.type === 'apiKey' && s.parameter?.in === where);
     const session = apiKey('cookie');
     const csrf = apiKey('header');
-    if (!session || !csrf)
-      throw new Error('events-docs: the Security page needs a cookie scheme and a header scheme (C64, C71)');
+    if (!session || !csrf) return specAt(ir, 'components.securitySchemes').fail('security-schemes');
     const sessionOps = ctx.operations.filter((o) => o.security.some((a) => a.scheme === session.name));
     // The bearer scheme offered beside the session on the same operations: the admin token.
     const bearer = ir.securitySchemes.find(
@@ -41,7 +41,12 @@ export const securityPage: Page = {
     const problem = (key: string) => {
       const p = ir.requestProblems.find((x) => x.key === key);
       const e = p && ir.requestErrors.find((x) => x.key === p.error);
-      if (!p || !e) throw new Error(`events-docs: no request problem ${key}`);
+      if (!p || !e)
+        return dataAt(ir, 'requestErrors', 'problems').fail('needed-by-emitter', {
+          emitter: 'events-docs',
+          what: 'the request problem',
+          name: key,
+        });
       return [code(key), code(String(e.status)), code(p.template)];
     };
     const problemsOf = (prefix: string) =>

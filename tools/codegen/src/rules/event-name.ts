@@ -1,0 +1,21 @@
+import { link } from '../emitters/events-docs/md.js';
+import { block, quote } from '../emitters/events-validators/code.js';
+import { type BareRule, noParams, type ValueKind } from './kind.js';
+
+export type EventNameRule = BareRule<'event-name', 'failed'>;
+
+/** A standard event name, or a custom one registered for the ad account; stored as registered. */
+export const eventName: ValueKind<EventNameRule> = {
+  place: 'field',
+  codes: ['invalid_event_name'],
+  parse: noParams({ kind: 'event-name', severity: 'failed' }),
+  mayChange: () => true,
+  code: (_r, site, { scope }) =>
+    block('', [
+      `const e = ${scope.lib('event-name', 'checkEventName')}(o, p, i, ${quote(site.name)}, ${site.v}, c);`,
+      `if (e === undefined) ${site.stop}`,
+      ...block(`if (e !== ${site.v}) `, site.set('e')),
+    ]),
+  doc: () =>
+    `a ${link('standard event name', 'event-names')} or a ${link('custom event name', 'custom-events')} registered for the ad account`,
+};

@@ -1,0 +1,74 @@
+import type { DocsContext } from '../emitters/events-docs/context.js';
+import type { FileScope } from '../emitters/events-validators/scope.js';
+import type { Site } from '../emitters/events-validators/site.js';
+import type { IR, SchemaIR, Severity } from '../ir/types.js';
+import type { Reader } from '../load/reader.js';
+import type { SchemaContext } from '../model/schemas.js';
+
+/** What every rule of the IR has: the kind selects its module, the severity its message codes. */
+export interface RuleBase {
+  kind: string;
+  severity: Severity | 'request';
+}
+
+/** Where the generated check of a rule stands, with what the emitter knows there. */
+export interface EmitAt {
+  ir: IR;
+  scope: FileScope;
+}
+
+interface Common<R extends RuleBase> {
+  /** The message codes the kind may answer with; each has a template of this kind in messages.yaml. */
+  codes: readonly string[];
+  /** The `{reason}` cases a code of the kind tells apart; messages.yaml has a text for each. */
+  reasons?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * For kinds an `x-rules` entry names: the entry's parameters besides `kind`, and the rule read from them.
+   * Kinds without it come from OpenAPI keywords or another extension, read by the schema walker.
+   */
+  parse?: { params: readonly string[]; read(r: Reader, ctx: SchemaContext): R };
+  /** What the rule checks, in words, for the docs' field tables; undefined when the columns already say it. */
+  doc(r: R, ctx: DocsContext): string | undefined;
+  /** Of the kind's codes at the rule's severity, whether this rule can answer with `code` (docs). */
+  answers?(r: R, code: string): boolean;
+}
+
+/** A kind checking one value: of a field, or (`value`) also of each item of an array field. */
+export interface ValueKind<R extends RuleBase> extends Common<R> {
+  place: 'value' | 'field';
+  /** Statements checking the value at `site`, whose JSON type is already right. */
+  code(r: R, site: Site, at: EmitAt): string[];
+  /** Whether the rule may drop or replace the value, so the accepted array needs copy-on-write. */
+  mayChange?(r: R): boolean;
+}
+
+/** A kind checking an object after its fields (cross-field rules). */
+export interface ObjectKind<R extends RuleBase> extends Common<R> {
+  place: 'object';
+  /** Statements checking the accepted object `t` of `schema`. */
+  code(r: R, schema: SchemaIR, at: EmitAt): string[];
+  /** The properties of the object the rule names; gen fails on one the object lacks. */
+  names?(r: R): string[];
+}
+
+/** One rule kind: how it is read from the spec, the check the validators get, and its words in the docs. */
+export type RuleKindModule<R extends RuleBase> = ValueKind<R> | ObjectKind<R>;
+
+/** The rule type a module handles. */
+export type RuleOf<M> = M extends RuleKindModule<infer R> ? R : never;
+
+/** The parse of a kind whose x-rules entry has no parameter: every rule of it is the same. */
+export function noParams<R extends RuleBase>(rule: R): NonNullable<Common<R>['parse']> {
+  return { params: [], read: () => ({ ...rule }) };
+}
+
+/** The string parameters `names` of an x-rules entry, by name. */
+export function stringParams<K extends string>(r: Reader, names: readonly K[]): Record<K, string> {
+  return Object.fromEntries(names.map((n) => [n, r.at(n).string()])) as Record<K, string>;
+}
+
+/** A rule of a kind that has no parameter. */
+export interface BareRule<K extends string, S extends RuleBase['severity']> {
+  kind: K;
+  severity: S;
+}

@@ -1,0 +1,19 @@
+import { block } from '../emitters/events-validators/code.js';
+import { type BareRule, noParams, type ValueKind } from './kind.js';
+
+export type Sha256HexRule = BareRule<'sha256-hex', 'warning'>;
+
+/** A SHA-256 hex digest (C4): other values are dropped with a warning, upper case is lowered. */
+export const sha256Hex: ValueKind<Sha256HexRule> = {
+  place: 'value',
+  codes: ['hash_dropped'],
+  parse: noParams({ kind: 'sha256-hex', severity: 'warning' }),
+  mayChange: () => true,
+  code: (_r, site, { scope }) =>
+    block('', [
+      `const h = ${scope.lib('sha256-hex', 'digestState')}(${site.v});`,
+      ...block('if (h === 0) ', [`${scope.lib('sha256-hex', 'hashDropped')}(o, ${site.loc});`, ...site.drop]),
+      ...block('if (h === 2) ', site.set(`${site.v}.toLowerCase()`)),
+    ]),
+  doc: () => 'a lower-case SHA-256 hex digest (64 characters)',
+};
