@@ -344,13 +344,15 @@ describe('agrees-with: np only with a value agreed for partner_name (seed 2.5, C
     return { kept: event?.custom_data?.np, status: r.response.events[0]?.status, message: warning?.message };
   };
   const why = (agreed: string) =>
-    `custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name is ${agreed}. Leave it out unless Pinterest agreed it with you.`;
+    `custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name ${agreed}. Leave it out unless Pinterest agreed it with you.`;
   it.each([
     ['ss-shopify', 'ss-shopify', 'ss-shopify', undefined],
     ['ss-shopify', 'SS-Shopify', 'SS-Shopify', undefined],
-    [undefined, 'ss-shopify', undefined, why('absent')],
-    ['direct', 'direct', undefined, why('"direct"')],
-    ['ss-a', 'ss-b', undefined, why('"ss-a"')],
+    [undefined, 'ss-shopify', undefined, why('is absent')],
+    ['direct', 'direct', undefined, why('is "direct"')],
+    ['ss-a', 'ss-b', undefined, why('is "ss-a"')],
+    // Sent, but not a partner name: dropped by its own warning, which this one points to rather than call it absent.
+    ['Me', 'ss-b', undefined, why('was dropped too (its own warning says why)')],
   ])('partner_name %j, np %j: np kept as %j', (partner, np, kept, message) => {
     expect(run(partner, np)).toEqual({ kept, status: 'processed', message });
   });

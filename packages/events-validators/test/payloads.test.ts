@@ -323,7 +323,7 @@ const EXPECTED: Record<string, Expected[]> = {
         PARTNER_NAME('Me'),
         'user_data.bd is not a known field and was dropped.',
         FN,
-        "custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name is absent. Leave it out unless Pinterest agreed it with you.",
+        "custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name was dropped too (its own warning says why). Leave it out unless Pinterest agreed it with you.",
       ],
     ),
   ],

@@ -32,10 +32,11 @@ export const PROBLEM_CODES = {
     disagreeing_field_dropped: {
       severity: 'warning',
       kind: 'agrees-with',
-      template: '{path} was dropped: it is sent only by a partner, equal to the partner\'s {with} (ss-<company>), and {with} is {agreed}. Leave it out unless Pinterest agreed it with you.',
-      params: ['agreed', 'path', 'with'],
+      template: '{path} was dropped: it is sent only by a partner, equal to the partner\'s {with} (ss-<company>), and {with} {reason}. Leave it out unless Pinterest agreed it with you.',
+      params: ['path', 'reason', 'with'],
       description: 'custom_data.np is sent without an agreed partner_name to match (seed 2.5, C23).',
       drops: true,
+      reasons: { absent: 'is absent', dropped: 'was dropped too (its own warning says why)', value: 'is {value}' },
     },
     duplicate_event: {
       severity: 'warning',

@@ -1,4 +1,8 @@
-import { type EventProblems, pathOf, received, report } from './problems.js';
+import { PROBLEM_CODES } from '@org/events-types';
+import { type EventProblems, formatTemplate, pathOf, received, report } from './problems.js';
+
+// The texts of the {reason} parameter are spec data (messages.yaml); this kind only tells the cases apart.
+const REASONS = PROBLEM_CODES.disagreeing_field_dropped.reasons;
 
 /**
  * Rule kind `agrees-with` (C23, seed 2.5: `np` only with a value agreed for `partner_name`): whether `field` of
@@ -21,7 +25,10 @@ export function disagrees(
   return except.includes(a) || v.toLowerCase() !== a;
 }
 
-/** Reports `disagreeing_field_dropped` for `<in>.<field>`, naming what `with` holds. */
+/**
+ * Reports `disagreeing_field_dropped` for `<in>.<field>`, naming what `with` holds: its value, or that it was
+ * dropped by a warning of its own (sent, but not a valid partner name), or that it is absent.
+ */
 export function disagreeingDropped(
   o: EventProblems,
   p: string,
@@ -32,9 +39,12 @@ export function disagreeingDropped(
   agreed: unknown,
 ): void {
   const path = `${pathOf(p, i, inName, -1)}.${field}`;
-  report(o, 'disagreeing_field_dropped', path, {
-    path,
-    with: pathOf(p, i, withName, -1),
-    agreed: agreed === undefined ? 'absent' : received(agreed),
-  });
+  const withPath = pathOf(p, i, withName, -1);
+  const reason =
+    agreed !== undefined
+      ? formatTemplate(REASONS.value, { value: received(agreed) })
+      : o.warnings.some((w) => w.path === withPath)
+        ? REASONS.dropped
+        : REASONS.absent;
+  report(o, 'disagreeing_field_dropped', path, { path, with: withPath, reason });
 }

@@ -31,6 +31,7 @@ function innerSchema(ir: IR, schema: SchemaIR, name: string, field: string): Sch
 export const agreesWith: ObjectKind<AgreesWithRule> = {
   place: 'object',
   codes: ['disagreeing_field_dropped'],
+  reasons: { disagreeing_field_dropped: ['absent', 'dropped', 'value'] },
   parse: {
     params: ['in', 'field', 'with', 'except'],
     read: (r) => ({
