@@ -40,7 +40,10 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
             type:
               t === 'array'
                 ? { kind: 'array', items: { kind: 'primitive', name: 'string' } }
-                : { kind: 'primitive', name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string' },
+                : {
+                    kind: 'primitive',
+                    name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string',
+                  },
           };
           if (schema.at('enum').present) param.enum = schema.at('enum').strings();
           if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();

@@ -183,8 +183,8 @@ class ChecksModel {
           : p.type.kind === 'array'
             ? 'readonly string[]'
             : p.enum
-            ? p.enum.map((v) => `'${v}'`).join(' | ')
-            : 'string';
+              ? p.enum.map((v) => `'${v}'`).join(' | ')
+              : 'string';
       return `  readonly ${p.name}${p.default !== undefined || p.required ? '' : '?'}: ${t};`;
     });
     return `/** Query of ${op.operationId} after its checks; an alias is folded into the name it stands for. */\nexport interface ${name} {\n${fields.join('\n')}\n}`;
