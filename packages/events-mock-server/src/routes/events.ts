@@ -10,7 +10,7 @@ import type { EventsOutcome } from '../http/request-log-capture.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
 import type { Prepared } from '../pipeline/prepare.js';
-import { dedupKey, type Earlier, type EventToStore, type LoggedDuplicate } from '../store/store.js';
+import type { BatchWrite, Earlier, EventToStore, LoggedDuplicate } from '../store/store.js';
 
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 
@@ -92,41 +92,29 @@ export function createEventsHandler(ctx: ServerContext) {
         json: e.json,
       };
     });
-    const since = now - DEDUP_WINDOW_MS;
-    let duplicates: Map<number, Earlier>;
-    if (test) {
-      // C7: every rule runs, dedup included, but nothing is stored and no dedup state changes.
-      const earlier = await withStore(ctx, () => ctx.store.findEarlier(account.id, toStore, since));
-      // Earlier events of this batch count as the store would count them in live mode.
-      const inBatch = new Map<string, Earlier>();
-      duplicates = new Map();
-      for (const e of toStore) {
-        const key = dedupKey(e.eventName, e.eventId);
-        const hit = earlier.get(key) ?? inBatch.get(key);
-        if (hit) duplicates.set(e.index, hit);
-        else inBatch.set(key, { source: 'api', seenAt: now, eventTime: e.eventTime });
-      }
-    } else {
-      const started = performance.now();
-      const committed = await withStore(ctx, () =>
-        ctx.store.commitBatch({
-          adAccountId: account.id,
-          requestId: req.id,
-          receivedAt: now,
-          dedupSince: since,
-          events: toStore,
-          source: raw,
-          failures: prepared.failures,
-        }),
-      );
-      ctx.metrics.commit.observe((performance.now() - started) / 1000);
-      duplicates = committed.duplicates;
-    }
+    const batch: BatchWrite = {
+      adAccountId: account.id,
+      requestId: req.id,
+      receivedAt: now,
+      dedupSince: now - DEDUP_WINDOW_MS,
+      events: toStore,
+      source: raw,
+      failures: prepared.failures,
+    };
+    // C6: the store owns the duplicate verdict, earlier requests and this batch alike (C102); C7: a test
+    // request gets the same verdict from a dry run that stores nothing and changes no dedup state.
+    const started = performance.now();
+    const { duplicates } = await withStore(ctx, () =>
+      test ? ctx.store.dryRunBatch(batch) : ctx.store.commitBatch(batch),
+    );
+    if (!test) ctx.metrics.commit.observe((performance.now() - started) / 1000);
 
-    const warned = new Set(prepared.warnedDuplicates);
+    // The validators already warned the duplicates within the batch in their own words (C6, `data[i] of
+    // this batch`); the store's verdict adds the warning to the others.
+    const warned = prepared.warnedDuplicates.length ? new Set(prepared.warnedDuplicates) : null;
     let problems: Map<number, EventProblems> | undefined;
     for (const [i, earlier] of duplicates) {
-      if (warned.has(i)) continue;
+      if (warned?.has(i)) continue;
       problems ??= new Map(prepared.problems);
       const p = problems.get(i) ?? { errors: [], warnings: [] };
       problems.set(i, p);
@@ -139,7 +127,6 @@ export function createEventsHandler(ctx: ServerContext) {
         });
     }
 
-    const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
     ctx.metrics.events.inc(
       { outcome: 'processed' satisfies EventStatus, mode },
       response.num_events_processed,
@@ -148,7 +135,7 @@ export function createEventsHandler(ctx: ServerContext) {
       { outcome: 'failed' satisfies EventStatus, mode },
       response.num_events_received - response.num_events_processed,
     );
-    if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
+    if (duplicates.size) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, duplicates.size);
     input.outcome = logOutcome(prepared, toStore, duplicates, now, test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return JSON.stringify(response);
@@ -179,8 +166,6 @@ function logOutcome(
     if (!f.includes('event_id')) fields.set(i, [...f, 'event_id']);
   };
   for (const [i, earlier] of duplicates) add(i, earlier.source, earlier.seenAt);
-  // Duplicates the validators found within the batch: the earlier event is one of this request.
-  for (const i of prepared.warnedDuplicates) if (!logged.has(i)) add(i, 'api', now);
   const failedCodes: Record<string, number> = {};
   for (const f of prepared.failures) for (const c of f.codes) failedCodes[c] = (failedCodes[c] ?? 0) + 1;
   return {
