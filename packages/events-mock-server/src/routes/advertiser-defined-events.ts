@@ -3,7 +3,10 @@
 import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { detail, received } from '../core/request-error.js';
-import type { CheckedAdvertiserDefinedEventsCreateRequest } from '../generated/request-checks.gen.js';
+import type {
+  CheckedAdvertiserDefinedEventInput,
+  CheckedAdvertiserDefinedEventsCreateRequest,
+} from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { isStandardEventName } from '../http/event-names.js';
 import type { Checked } from '../http/gate.js';
@@ -27,13 +30,6 @@ const failure = (name: string, problem: string): ProcessingRecord => ({
 /** Pinterest's mapping type is the standard event name in upper case (SIGNUP <-> signup). */
 const toMappingType = (eventName: string) => eventName.toUpperCase();
 const toEventName = (mappingType: string) => mappingType.toLowerCase();
-
-/** The items of a create or update body, checked by the gate (C2 row 400 for its shape; names are judged one by one). */
-function checkedItems(
-  body: CheckedAdvertiserDefinedEventsCreateRequest,
-): { name: string; mapped_conversion_type: string }[] {
-  return body.items.filter((i) => i !== undefined);
-}
 
 export function advertiserDefinedEventHandlers(ctx: ServerContext) {
   /** C10's rules for one name to register; the failure text, or undefined when it may be stored. */
@@ -60,6 +56,21 @@ export function advertiserDefinedEventHandlers(ctx: ServerContext) {
     return failure(name, detail('custom_event_type_cap', 'name', { max: MAX_PER_ACCOUNT }).problem);
   };
 
+  /**
+   * Each item of a create or update body, checked by the gate (C2 row 400 for its shape; names are judged
+   * one by one), in order; the account's cached names are dropped after.
+   */
+  const eachItem = async (
+    accountId: string,
+    body: CheckedAdvertiserDefinedEventsCreateRequest,
+    one: (item: CheckedAdvertiserDefinedEventInput) => Promise<ProcessingRecord>,
+  ) => {
+    const out: ProcessingRecord[] = [];
+    for (const i of body.items) if (i !== undefined) out.push(await one(i));
+    ctx.customTypes.invalidate(accountId);
+    return { items: out };
+  };
+
   const unknown = (name: string) =>
     failure(name, detail('custom_event_type_unknown', 'name', { received: received(name) }).problem);
 
@@ -75,41 +86,27 @@ export function advertiserDefinedEventHandlers(ctx: ServerContext) {
       };
     },
 
+    // One by one, in order: a later name of the batch sees the earlier ones (exists, cap).
     'advertiser_defined_events/create': async (
       _req: FastifyRequest,
       _reply: FastifyReply,
       { account, body }: Checked<'advertiser_defined_events/create'>,
-    ) => {
-      const items = checkedItems(body);
-      const out: ProcessingRecord[] = [];
-      // One by one, in order: a later name of the batch sees the earlier ones (exists, cap).
-      for (const i of items) out.push(await create(account.id, i.name, i.mapped_conversion_type));
-      ctx.customTypes.invalidate(account.id);
-      return { items: out };
-    },
+    ) => eachItem(account.id, body, (i) => create(account.id, i.name, i.mapped_conversion_type)),
 
     'advertiser_defined_events/update': async (
       _req: FastifyRequest,
       _reply: FastifyReply,
       { account, body }: Checked<'advertiser_defined_events/update'>,
-    ) => {
-      const items = checkedItems(body);
-      const out: ProcessingRecord[] = [];
-      for (const i of items) {
+    ) =>
+      eachItem(account.id, body, async (i) => {
         // C92: a delete and an insert of the same name; the store interface has no update.
         const existing = (await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id))).find(
           (r) => r.name.toLowerCase() === i.name.toLowerCase(),
         );
-        if (!existing) {
-          out.push(unknown(i.name));
-          continue;
-        }
+        if (!existing) return unknown(i.name);
         await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, existing.name));
-        out.push(await create(account.id, existing.name, i.mapped_conversion_type));
-      }
-      ctx.customTypes.invalidate(account.id);
-      return { items: out };
-    },
+        return create(account.id, existing.name, i.mapped_conversion_type);
+      }),
 
     'advertiser_defined_events/delete': async (
       _req: FastifyRequest,
