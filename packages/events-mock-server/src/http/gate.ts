@@ -92,6 +92,11 @@ interface Plan {
   auth: 'admin' | 'account' | null;
   /** Whether the body has generated checks, run by the body row before the handler. */
   checksBody: boolean;
+  /**
+   * The record of an open route without a query or body to check (health, metrics): made once, frozen,
+   * shared by its requests, which then cost nothing more than before the gate.
+   */
+  shared: Gate | null;
 }
 
 function planOf(route: Route, op: OperationId): Plan {
@@ -99,10 +104,37 @@ function planOf(route: Route, op: OperationId): Plan {
   // The session's own routes (only the session as an alternative) read or end the session themselves.
   const sessionOnly = schemes.length > 0 && schemes.every((s) => s === 'admin_session');
   const body = route.requestBody as string | null;
+  const open = schemes.length === 0 && body === null && QUERY_CHECKS[op] === undefined;
   return {
     testParam: route.testMode ? (QUERY_CHECKS[op]?.find((c) => c.aliasOf === null)?.name ?? null) : null,
     auth: schemes.length === 0 || sessionOnly ? null : schemes.includes('admin_token') ? 'admin' : 'account',
     checksBody: body !== null && OBJECT_CHECKS[body] !== undefined,
+    shared: open ? Object.freeze(record(op, null, undefined, false, new RequestProblems(), 0)) : null,
+  };
+}
+
+/** A gate record: one object literal of one shape for every request. */
+function record(
+  op: OperationId,
+  caller: Gate['caller'],
+  query: unknown,
+  test: boolean,
+  problems: RequestProblems,
+  receivedAt: number,
+): Gate {
+  return {
+    op,
+    caller,
+    account: null,
+    test,
+    query,
+    body: undefined,
+    json: undefined,
+    problems,
+    receivedAt,
+    error: null,
+    kept: null,
+    outcome: null,
   };
 }
 
@@ -116,26 +148,18 @@ const PLANS = Object.fromEntries(
  * origin with the session's CSRF token (C71); its refusal is returned.
  */
 export function openGate(ctx: ServerContext, req: FastifyRequest, op: OperationId): Error | undefined {
-  const route = ROUTES[op];
   const plan = PLANS[op];
+  if (plan.shared !== null) {
+    req.gate = plan.shared;
+    return undefined;
+  }
+  const route = ROUTES[op];
   const problems = new RequestProblems();
   const checks = QUERY_CHECKS[op];
   const query = checks === undefined ? undefined : checkQuery(checks, req.query, problems);
   const caller = route.security.length ? ctx.directory.authenticate(req.headers.authorization) : null;
-  const g: Gate = {
-    op,
-    caller,
-    account: null,
-    test: plan.testParam !== null && !problems.any && query?.[plan.testParam] === 'true',
-    query,
-    body: undefined,
-    json: undefined,
-    problems,
-    receivedAt: ctx.clock.now(),
-    error: null,
-    kept: null,
-    outcome: null,
-  };
+  const test = plan.testParam !== null && !problems.any && query?.[plan.testParam] === 'true';
+  const g = record(op, caller, query, test, problems, ctx.clock.now());
   req.gate = g;
   // C64: an admin route takes the session cookie when no Authorization header is sent.
   if (caller !== 'auth_missing' || !takesSession(route)) return undefined;
