@@ -49,6 +49,34 @@ describe('C6 deduplication', () => {
     expect(await stored('?event_id=same')).toHaveLength(1);
   });
 
+  test('within a batch, live and test alike: each duplicate is warned once, counted once and logged (C102)', async () => {
+    const e = event(h.nowS(), { event_id: 'twice' });
+    const test = await h.send(A, T.convA, [e, { ...e }, { ...e }], '?test=true');
+    const live = await h.send(A, T.convA, [e, { ...e }, { ...e }]);
+    for (const r of [test, live]) {
+      const warnings = r.body.events.map((x: { warning_message: string | null }) => x.warning_message);
+      expect(warnings[0]).toBeNull();
+      // The validators' words for a duplicate of the batch, and no second warning from the store's verdict.
+      for (const w of warnings.slice(1)) {
+        expect(w).toContain('data[0] of this batch');
+        expect(w.split('Duplicate').length).toBe(2);
+      }
+      const logged = await h.call('GET', `/admin/requests/${r.headers.get('x-request-id')}`, {
+        token: T.admin,
+      });
+      const items = logged.body.items as { index: number; duplicate_of: { event_id: string } | null }[];
+      expect(
+        items.filter((x) => x.duplicate_of !== null).map((x) => [x.index, x.duplicate_of?.event_id]),
+      ).toEqual([
+        [1, 'twice'],
+        [2, 'twice'],
+      ]);
+    }
+    const metrics = (await h.call('GET', '/metrics')).text;
+    expect(metrics).toContain('events_conversion_events_total{outcome="duplicate",mode="test"} 2');
+    expect(metrics).toContain('events_conversion_events_total{outcome="duplicate",mode="live"} 2');
+  });
+
   test('the key is (ad account, event_name, event_id): other accounts and other names are not duplicates', async () => {
     const t = h.nowS();
     await h.send(A, T.convA, [event(t, { event_id: 'k' })]);

@@ -326,6 +326,47 @@ for (const impl of IMPLEMENTATIONS) {
       expect((await store.commitBatch(batch([ev(0, 'f2')]))).duplicates.size).toBe(0);
     });
 
+    test('a dry run answers what the commit answers, in the batch and at the window edge, and changes nothing (C7, C102)', async () => {
+      const R = T0 + WINDOW;
+      await store.commitBatch(batch([ev(0, 'old')], T0 - 1));
+      await store.commitBatch(batch([ev(0, 'edge')], T0));
+      const tagTime = Math.floor(T0 / 1000) + 3600;
+      await store.recordTagEvents(
+        [{ adAccountId: ACCOUNT, eventName: 'checkout', eventId: 't', eventTime: tagTime }],
+        T0 - WINDOW,
+      );
+      const events = [
+        ev(0, 'edge'),
+        ev(1, 'old'),
+        ev(2, 'old'),
+        ev(3, 'new'),
+        ev(4, 'new'),
+        ev(5, 't'),
+        ev(6, 'edge', 'lead'),
+      ];
+      const verdict = {
+        // Received exactly one window before: still a duplicate (the window's first millisecond).
+        0: { source: 'api', seenAt: T0, eventTime: 1_772_452_800 },
+        // The stored 'old' left the window a millisecond ago: its first event here is new, the second not.
+        2: { source: 'api', seenAt: R, eventTime: 1_772_452_801 },
+        4: { source: 'api', seenAt: R, eventTime: 1_772_452_803 },
+        5: { source: 'tag', seenAt: tagTime * 1000, eventTime: tagTime },
+      };
+      const before = { report: await store.report(ACCOUNT), events: await store.listEvents({ limit: 100 }) };
+      const dry = await store.dryRunBatch(batch(events, R));
+      expect(dupObject(dry.duplicates)).toEqual(verdict);
+      // Nothing stored, counted or marked: the same dry run answers the same, and the store reads the same.
+      expect(dupObject((await store.dryRunBatch(batch(events, R))).duplicates)).toEqual(verdict);
+      expect({ report: await store.report(ACCOUNT), events: await store.listEvents({ limit: 100 }) }).toEqual(
+        before,
+      );
+      expect(dupObject((await store.commitBatch(batch(events, R))).duplicates)).toEqual(verdict);
+      // Live, the batch's first sightings are stored: a dry run now finds them.
+      expect(dupObject((await store.dryRunBatch(batch([ev(0, 'new')], R + 1))).duplicates)).toEqual({
+        0: { source: 'api', seenAt: R, eventTime: 1_772_452_803 },
+      });
+    });
+
     test('reports count processed, duplicates and failures per name and code; reset keeps the directory', async () => {
       await store.replaceDirectory(directory);
       await store.createCustomEventType(ACCOUNT, { name: 'kept', mappedEventName: 'lead', createdAt: 1 }, 15);

@@ -2,20 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import { LIMITS } from '@org/events-types';
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { AuthFailure, Principal } from '../auth/directory.js';
 import { RequestError, requestError } from '../core/request-error.js';
 import { HEADERS, type OperationId, PATH_PARAM_MAX_LENGTH, ROUTES } from '../generated/routes.gen.js';
+import { hasBody } from '../http/body.js';
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
-import { checkCsrfToken, checkSameOrigin, needsCsrf, sessionCookie, takesSession } from '../http/csrf.js';
 import {
   clientErrorHandler,
   frameworkErrors,
@@ -23,7 +17,7 @@ import {
   onConnect,
   parserFailedDuring,
 } from '../http/framework-errors.js';
-import { checkBeforeBody, hasBody } from '../http/pre-body.js';
+import { gated, type Handler, type Handlers, openGate, passHeaderRows } from '../http/gate.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
 import { eventsLogEntry } from '../http/request-log-capture.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
@@ -35,7 +29,7 @@ import { conversionDeletionRequestHandlers } from '../routes/conversion-deletion
 import { customEventTypeHandlers } from '../routes/custom-event-types.js';
 import { deliveryHandlers } from '../routes/delivery.js';
 import { type DocsSource, registerDocs } from '../routes/docs.js';
-import { checkEventsBeforeBody, createEventsHandler, isTestRequest } from '../routes/events.js';
+import { createEventsHandler } from '../routes/events.js';
 import { exportHandlers } from '../routes/exports.js';
 import { faultHandlers } from '../routes/faults.js';
 import { healthHandlers } from '../routes/health.js';
@@ -43,16 +37,10 @@ import { type InspectorSource, registerInspector } from '../routes/inspector.js'
 import { registerRoot } from '../routes/root.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The caller, resolved from the Authorization header before the body is read; null on public routes. */
-    auth: Principal | AuthFailure | null;
-  }
   interface FastifyContextConfig {
     operationId?: OperationId;
   }
 }
-
-type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** A client's request id is kept when it is short and plain (it ends up in logs); otherwise a UUID. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -114,12 +102,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   }) as unknown as FastifyInstance;
 
   app.server.on('connect', onConnect);
-  app.decorateRequest('auth', null);
-  app.decorateRequest('eventsChecked', null);
-  app.decorateRequest('eventsOutcome', null);
-  app.decorateRequest('loggedAt', 0);
-  app.decorateRequest('loggedError', null);
-  app.decorateRequest('keptBody', null);
+  // C101: the request's one record of its gate; the only decoration.
+  app.decorateRequest('gate', null);
   // Sets the admin session cookie of C64; the Cookie header is parsed only where a session is taken.
   await app.register(fastifyCookie, { hook: false });
   const budget = new BodyBudget(transport.maxBodyBytesInFlight);
@@ -137,36 +121,18 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     if (refused) return done(refused);
     budget.track(req, reply);
     const op = req.routeOptions.config.operationId;
-    if (op === 'events/create') req.loggedAt = ctx.clock.now();
-    // Resolved before the body is read, so even a 413 can carry the caller's rate-limit headers.
-    if (op && ROUTES[op].security.length) {
-      const route = ROUTES[op];
-      req.auth = ctx.directory.authenticate(req.headers.authorization);
-      // C64: an admin route takes the session cookie when no Authorization header is sent.
-      const session =
-        req.auth === 'auth_missing' && takesSession(route) && ctx.sessions.get(sessionCookie(req));
-      if (session) {
-        // C71: a state-changing call with the cookie must come from this server's origin with the session's
-        // CSRF token; refused (403) before anything else of the request is read.
-        if (needsCsrf(route))
-          try {
-            checkSameOrigin(req, ctx.publicOrigin);
-            checkCsrfToken(req, session);
-          } catch (e) {
-            done(e as Error);
-            return;
-          }
-        req.auth = { kind: 'admin', tokenId: 'admin' };
-      }
-    }
-    done();
+    // C101: the caller is resolved before the body is read, so even a 413 can carry its rate-limit headers;
+    // a cookie session's failed CSRF check (C71) is refused before anything else of the request is read.
+    done(op ? openGate(ctx, req, op) : undefined);
   });
 
-  // C40: every row of C2 that needs only the headers is checked before a byte of the body is read.
+  // C40, C101: every row of C2 that needs only the headers is checked before a byte of the body is read.
   app.addHook('preParsing', async (req, reply, payload) => {
-    const op = req.routeOptions.config.operationId;
-    if (op === 'events/create') await checkEventsBeforeBody(ctx, req, reply);
-    else if (op) checkBeforeBody(ctx, req, op);
+    const g = req.gate;
+    if (g !== null) {
+      const waiting = passHeaderRows(ctx, req, reply, g);
+      if (waiting !== undefined) await waiting;
+    }
     return payload;
   });
 
@@ -176,8 +142,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     // A request during which the parser failed (C73): what follows on the socket is no request.
     if (ctx.closing || parserFailedDuring(req.raw)) reply.header('connection', 'close');
     // The error body of a refused events request, for its request log entry (C60).
-    if (reply.statusCode !== 200 && req.routeOptions.config.operationId === 'events/create')
-      req.loggedError = typeof payload === 'string' ? payload : null;
+    const g = req.gate;
+    if (reply.statusCode !== 200 && g !== null && g.op === 'events/create')
+      g.error = typeof payload === 'string' ? payload : null;
     done(null, payload);
   });
 
@@ -188,10 +155,10 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     ctx.metrics.requests.inc({ operation: op, status: reply.statusCode });
     ctx.metrics.duration.observe({ operation: op }, elapsed / 1000);
     // C60: logged after the answer went out, so logging can neither delay nor change it.
-    if (op === 'events/create' && ctx.requestLog.enabled)
+    const g = req.gate;
+    if (g !== null && g.op === 'events/create' && ctx.requestLog.enabled)
       try {
-        const test = req.eventsChecked?.test ?? isTestRequest(req.query);
-        ctx.requestLog.record(eventsLogEntry(ctx, req, reply, test));
+        ctx.requestLog.record(eventsLogEntry(ctx, req, reply, g));
       } catch (err) {
         ctx.metrics.requestLogErrors.inc();
         req.log.warn({ err }, 'request log entry failed');
@@ -226,16 +193,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     if (fault !== undefined) req.log.info({ fault, status: re.status }, 'injected fault');
     else if (re.status >= 500)
       req.log.warn({ err: (re as { cause?: unknown }).cause ?? re }, 'dependency unavailable');
-    const op = req.routeOptions.config.operationId;
-    const category = op ? ROUTES[op].rateLimitCategory : null;
-    if (category)
-      await peekRateLimitHeaders(
-        ctx.limiter,
-        req,
-        reply,
-        category,
-        op === 'events/create' && isTestRequest(req.query),
-      );
+    const g = req.gate;
+    const category = g !== null ? ROUTES[g.op].rateLimitCategory : null;
+    if (g !== null && category) await peekRateLimitHeaders(ctx.limiter, req, reply, category, g.test);
     // A body refused before (or while) it was read is never read further: the connection closes (C40).
     if (hasBody(req) && !req.raw.readableEnded) reply.header('connection', 'close');
     return reply.headers(re.headers).code(re.status).send(re.body);
@@ -247,7 +207,7 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     reply.code(re.status).send(re.body);
   });
 
-  const handlers: Record<OperationId, Handler> = {
+  const handlers: Handlers = {
     'events/create': createEventsHandler(ctx),
     ...customEventTypeHandlers(ctx),
     ...advertiserDefinedEventHandlers(ctx),
@@ -262,7 +222,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   };
   for (const id of Object.keys(ROUTES) as OperationId[]) {
     const r = ROUTES[id];
-    app.route({ method: r.method, url: r.url, config: { operationId: id }, handler: handlers[id] });
+    // C101: the handler receives its request's checked record; a body with generated checks is checked first.
+    const handler = gated(id, handlers[id] as unknown as Handler<OperationId>);
+    app.route({ method: r.method, url: r.url, config: { operationId: id }, handler });
   }
   if (options.docs !== false) await registerDocs(app, options.docs);
   if (options.inspector !== false) await registerInspector(app, options.inspector);

@@ -29,14 +29,15 @@ function satisfied(route: Route, p: Principal): boolean {
 /**
  * Rows 401, 404 and 403 of C2, in that order, for an endpoint under /v5/ad_accounts/{ad_account_id}:
  * the token must be known (401), the ad account must exist (404), and the token must be of a kind the
- * endpoint accepts, hold its scopes and reach the account (403). Returns the principal and the account.
+ * endpoint accepts, hold its scopes and reach the account (403). Returns the account; the caller is then a
+ * principal of the route.
  */
 export function authorizeAccountRoute(
   route: Route,
   auth: Principal | AuthFailure | null,
   adAccountId: string,
   directory: Directory,
-): { principal: Principal; account: AdAccountRecord } {
+): AdAccountRecord {
   if (auth === null) throw unauthorized('auth_missing');
   if (typeof auth === 'string') throw unauthorized(auth);
   // The admin token is the operator's (C12), not a token of the API: for the API it does not exist.
@@ -66,7 +67,7 @@ export function authorizeAccountRoute(
     throw requestError('token_other_account', 'path.ad_account_id', {});
   if (auth.kind === 'oauth' && !directory.userReaches(auth.userId, account.id))
     throw requestError('no_role', 'path.ad_account_id', { received: account.id });
-  return { principal: auth, account };
+  return account;
 }
 
 /** The admin API of C12: only the admin token passes; anything else is 401 with an admin-specific detail. */

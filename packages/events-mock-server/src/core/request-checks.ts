@@ -51,7 +51,9 @@ export interface ObjectCheck {
 
 export interface ParamCheck {
   name: string;
-  kind: 'string' | 'integer';
+  /** `list`: an array parameter, given repeated or comma-separated (style form, explode). */
+  kind: 'string' | 'integer' | 'list';
+  required: boolean;
   enum: readonly string[] | null;
   /** The enum values in words, for `invalid_query_value`. */
   allowed: string | null;
@@ -201,14 +203,22 @@ export function checkQuery(
   params: readonly ParamCheck[],
   query: unknown,
   p: RequestProblems,
-): Record<string, string | number | boolean> {
+): Record<string, string | number | boolean | readonly string[]> {
   const q = isObject(query) ? query : {};
-  const out: Record<string, string | number | boolean> = {};
+  const out: Record<string, string | number | boolean | readonly string[]> = {};
   for (const c of params) {
     const v = q[c.name];
     const path = `query.${c.name}`;
+    if (c.kind === 'list') {
+      const values = (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
+      const items = values.flatMap((s) => s.split(',')).filter((s) => s !== '');
+      if (items.length) out[c.name] = items;
+      else if (c.required) p.add('field_missing', path, { expected: c.name });
+      continue;
+    }
     if (v === undefined) {
       if (c.default !== null) out[c.name] = c.default;
+      else if (c.required) p.add('field_missing', path, { expected: c.name });
       continue;
     }
     if (Array.isArray(v)) {

@@ -1,6 +1,6 @@
 import { type FaultKind, type FaultSpec, LIMITS } from '@org/events-types';
 import { type RequestProblems, received } from '../core/request-error.js';
-import { checkFaultSpec } from '../generated/request-checks.gen.js';
+import { type CheckedFaultSpec, checkFaultSpec } from '../generated/request-checks.gen.js';
 
 /** The ids a fault may name: configured ad accounts and token ids (C65). */
 export interface FaultTargets {
@@ -21,9 +21,17 @@ const KIND_FIELDS: readonly { field: 'latency_ms' | 'retry_after_seconds'; kinds
  * problem is added to `p` with the path of its field; undefined when there is any.
  */
 export function checkFault(raw: unknown, targets: FaultTargets, p: RequestProblems): FaultSpec | undefined {
-  const before = p.details.length;
   const spec = checkFaultSpec(raw, p);
-  if (spec === undefined) return undefined;
+  return spec === undefined ? undefined : checkFaultRules(spec, targets, p);
+}
+
+/** The rules of a fault that span fields or name configured records, on a spec that passed its own checks. */
+export function checkFaultRules(
+  spec: CheckedFaultSpec,
+  targets: FaultTargets,
+  p: RequestProblems,
+): FaultSpec | undefined {
+  const before = p.details.length;
   const kind = spec.kind as FaultKind;
   if ((spec.count === undefined) === (spec.fraction === undefined))
     p.add('fault_count_or_fraction', spec.count === undefined ? 'count' : 'fraction', {});

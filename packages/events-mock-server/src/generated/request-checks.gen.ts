@@ -390,6 +390,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'sink',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -404,6 +405,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'format',
         kind: 'string',
+        required: false,
         enum: ['ndjson', 'csv'],
         allowed: 'ndjson or csv',
         pattern: null,
@@ -416,6 +418,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'ad_account_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -428,6 +431,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_name',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -440,6 +444,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -452,6 +457,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'since',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -464,6 +470,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'until',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -478,6 +485,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'ad_account_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -490,6 +498,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_name',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -502,6 +511,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -514,6 +524,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'since',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -526,6 +537,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'until',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -538,6 +550,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'limit',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -550,6 +563,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'cursor',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -564,6 +578,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'format',
         kind: 'string',
+        required: false,
         enum: ['ndjson', 'csv'],
         allowed: 'ndjson or csv',
         pattern: null,
@@ -576,6 +591,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'ad_account_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -588,6 +604,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'status',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -600,6 +617,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'outcome',
         kind: 'string',
+        required: false,
         enum: ['failed', 'warned'],
         allowed: 'failed or warned',
         pattern: null,
@@ -612,6 +630,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_name',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -624,6 +643,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'test',
         kind: 'string',
+        required: false,
         enum: ['true', 'false'],
         allowed: 'true or false',
         pattern: null,
@@ -636,6 +656,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'since',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -648,6 +669,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'until',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -662,6 +684,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'ad_account_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -674,6 +697,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'status',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -686,6 +710,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'outcome',
         kind: 'string',
+        required: false,
         enum: ['failed', 'warned'],
         allowed: 'failed or warned',
         pattern: null,
@@ -698,6 +723,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'event_name',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -710,6 +736,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'test',
         kind: 'string',
+        required: false,
         enum: ['true', 'false'],
         allowed: 'true or false',
         pattern: null,
@@ -722,6 +749,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'since',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -734,6 +762,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'until',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -746,6 +775,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'limit',
         kind: 'integer',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -758,6 +788,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'cursor',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -772,6 +803,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'ad_account_id',
         kind: 'string',
+        required: false,
         enum: null,
         allowed: null,
         pattern: null,
@@ -785,7 +817,8 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
     'advertiser_defined_events/delete': [
       {
         name: 'event_names',
-        kind: 'string',
+        kind: 'list',
+        required: true,
         enum: null,
         allowed: null,
         pattern: null,
@@ -800,6 +833,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'test',
         kind: 'string',
+        required: false,
         enum: ['true', 'false'],
         allowed: 'true or false',
         pattern: null,
@@ -812,6 +846,7 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
       {
         name: 'is_test',
         kind: 'string',
+        required: false,
         enum: ['true', 'false'],
         allowed: 'true or false',
         pattern: null,
@@ -921,7 +956,7 @@ export interface CheckedAdvertiserDefinedEventsCreateRequest {
 
 /** Query of advertiser_defined_events/delete after its checks; an alias is folded into the name it stands for. */
 export interface AdvertiserDefinedEventsDeleteQuery {
-  readonly event_names: string;
+  readonly event_names: readonly string[];
 }
 
 /** ConversionDeletionRequestTargets after its checks (an array item that failed its own checks is undefined). */
@@ -944,6 +979,29 @@ export interface CheckedCustomEventTypeCreateRequest {
 /** Query of events/create after its checks; an alias is folded into the name it stands for. */
 export interface EventsCreateQuery {
   readonly test?: 'true' | 'false';
+}
+
+/** The checked query of each operation that has one, as the request gate hands it to the handler (C101). */
+export interface CheckedQueries {
+  "admin/delivery/requeue": AdminDeliveryRequeueQuery;
+  "admin/events/export": AdminEventsExportQuery;
+  "admin/events/list": AdminEventsListQuery;
+  "admin/requests/export": AdminRequestsExportQuery;
+  "admin/requests/list": AdminRequestsListQuery;
+  "admin/requests/stream": AdminRequestsStreamQuery;
+  "advertiser_defined_events/delete": AdvertiserDefinedEventsDeleteQuery;
+  "events/create": EventsCreateQuery;
+}
+
+/** The checked body of each operation whose body the request gate checks (C101); the events batch is the validators'. */
+export interface CheckedBodies {
+  "admin/faults/create": CheckedFaultSpec;
+  "admin/session/create": CheckedAdminSessionRequest;
+  "admin/tag_events/create": CheckedTagEventsRequest;
+  "advertiser_defined_events/create": CheckedAdvertiserDefinedEventsCreateRequest;
+  "advertiser_defined_events/update": CheckedAdvertiserDefinedEventsCreateRequest;
+  "conversion_deletion_requests/create": CheckedConversionDeletionRequestCreate;
+  "custom_event_types/create": CheckedCustomEventTypeCreateRequest;
 }
 
 /** C2 row 400: the query of admin/delivery/requeue; problems are added to `p`. */

@@ -12,6 +12,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -35,6 +37,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -48,6 +52,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -116,6 +122,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -196,6 +204,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -212,6 +222,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'FaultSpec',
       pathParams: {},
       queryParams: {},
@@ -228,6 +240,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         fault_id: {
@@ -251,6 +265,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -264,6 +280,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -287,6 +305,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -373,6 +393,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         request_id: {
@@ -396,6 +418,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -491,6 +515,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {
@@ -517,6 +543,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -530,6 +558,8 @@ export const ROUTES = {
       security: [],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: true,
       requestBody: 'AdminSessionRequest',
       pathParams: {},
       queryParams: {},
@@ -543,6 +573,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_session', scopes: [], with: ['admin_csrf'] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -556,6 +588,8 @@ export const ROUTES = {
       security: [{ scheme: 'admin_session', scopes: [] }],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -572,6 +606,8 @@ export const ROUTES = {
       ],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'TagEventsRequest',
       pathParams: {},
       queryParams: {},
@@ -585,6 +621,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'AdvertiserDefinedEventsCreateRequest',
       pathParams: {
         ad_account_id: {
@@ -608,6 +646,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -641,6 +681,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -664,6 +706,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'AdvertiserDefinedEventsCreateRequest',
       pathParams: {
         ad_account_id: {
@@ -687,6 +731,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'ConversionDeletionRequestCreate',
       pathParams: {
         ad_account_id: {
@@ -710,6 +756,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -742,6 +790,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -774,6 +824,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -797,6 +849,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: 'CustomEventTypeCreateRequest',
       pathParams: {
         ad_account_id: {
@@ -820,6 +874,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -852,6 +908,8 @@ export const ROUTES = {
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {
         ad_account_id: {
@@ -875,6 +933,8 @@ export const ROUTES = {
       security: [{ scheme: 'conversion_token', scopes: [] }, { scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_conversions',
       testMode: true,
+      faults: true,
+      loginThrottle: false,
       requestBody: 'ConversionEventsRequest',
       pathParams: {
         ad_account_id: {
@@ -917,6 +977,8 @@ export const ROUTES = {
       security: [],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -930,6 +992,8 @@ export const ROUTES = {
       security: [],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},
@@ -943,6 +1007,8 @@ export const ROUTES = {
       security: [],
       rateLimitCategory: null,
       testMode: false,
+      faults: false,
+      loginThrottle: false,
       requestBody: null,
       pathParams: {},
       queryParams: {},

@@ -1,6 +1,22 @@
+import { LIMITS } from '@org/events-types';
 import type { FastifyRequest } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
 import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
+
+const BODY_MAX = LIMITS.body_max_bytes.value;
+
+/** Whether the request comes with a body (a declared length above 0, or chunked). */
+export function hasBody(req: FastifyRequest): boolean {
+  const cl = req.headers['content-length'];
+  return (cl !== undefined && cl !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** Row 413 of C2 on the declared Content-Length, before reading (a chunked body is measured as it comes). */
+export function checkDeclaredLength(req: FastifyRequest): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > BODY_MAX)
+    throw requestError('body_too_large', 'body', { max: BODY_MAX }, { connection: 'close' });
+}
 
 /** `application/json`, with or without parameters such as charset (C1). */
 export function isJsonContentType(header: string | undefined): boolean {

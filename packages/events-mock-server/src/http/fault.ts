@@ -3,9 +3,12 @@ import { LIMITS, RATE_LIMITS } from '@org/events-types';
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/directory.js';
 import { type RequestError, requestError } from '../core/request-error.js';
+import type { ActiveFault } from '../faults/faults.js';
+import { ROUTES } from '../generated/routes.gen.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
 import { limitsFor, uncountedState } from '../ratelimit/policy.js';
 import type { ServerContext } from './context.js';
+import type { Gate } from './gate.js';
 
 const DEFAULT_RETRY_AFTER = LIMITS.fault_retry_after_default_seconds.value;
 
@@ -38,20 +41,20 @@ async function faultLimitHeaders(
 }
 
 /**
- * Injected faults of the events endpoint (C65, C66), run after the request is authorized and before its
- * rate limit and body: a `rate_limited` or `unavailable` fault throws its 429 or 503 (the body is never
- * read), a `latency` fault waits, then the request goes on.
+ * The answer of an injected fault (C65, C66) the gate took for an authorized request, before its rate limit
+ * and body: a `rate_limited` or `unavailable` fault throws its 429 or 503 (the body is never read), a
+ * `latency` fault waits, then the request goes on.
  */
-export async function applyFault(
+export async function answerFault(
   ctx: ServerContext,
   reply: FastifyReply,
-  category: string | null,
-  principal: Principal,
-  adAccountId: string,
-  isTest: boolean,
+  fault: ActiveFault,
+  g: Gate,
 ): Promise<void> {
-  const fault = ctx.faults.take(adAccountId, principal.tokenId);
-  if (fault === null) return;
+  const category = ROUTES[g.op].rateLimitCategory;
+  const principal = g.caller as Principal;
+  const adAccountId = (g.account as { id: string }).id;
+  const isTest = g.test;
   const { kind, latency_ms, retry_after_seconds } = fault.spec;
   if (kind === 'latency') {
     await sleep(latency_ms ?? 0);

@@ -37,23 +37,32 @@ async function ask(
 
 /**
  * Row 429 of C2: counts the request against every limit that applies (C9) and sets the headers of the
- * tightest one on the reply, whatever the outcome; refused requests get Retry-After.
+ * tightest one on the reply, whatever the outcome; refused requests get Retry-After. Without a limit to
+ * count it answers at once, without a promise.
  */
-export async function enforceRateLimit(
+export function enforceRateLimit(
   limiter: Limiter,
   reply: FastifyReply,
   category: string | null,
   principal: Principal,
   adAccountId: string,
   isTest: boolean,
-): Promise<void> {
+): Promise<void> | undefined {
   const limits = limitsFor(category, principal, adAccountId, isTest);
   if (limits.length === 0) {
     // C89: nothing to count (a conversion token's live events); the headers still name the category.
     const headers = uncountedHeadersOf(category);
     if (headers) reply.headers(headers);
-    return;
+    return undefined;
   }
+  return count(limiter, reply, limits);
+}
+
+async function count(
+  limiter: Limiter,
+  reply: FastifyReply,
+  limits: Parameters<Limiter['decide']>[0],
+): Promise<void> {
   const verdict = await ask(limiter, limits, true);
   if (verdict.tightest) reply.headers(rateLimitHeaders(verdict.tightest));
   if (!verdict.admitted) {
@@ -80,7 +89,7 @@ export async function peekRateLimitHeaders(
   category: string | null,
   isTest: boolean,
 ): Promise<void> {
-  const auth = req.auth;
+  const auth = req.gate?.caller ?? null;
   if (!auth || typeof auth === 'string' || reply.hasHeader(HEADERS.RateLimitLimit)) return;
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const limits = limitsFor(category, auth, adAccountId, isTest);

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
 import type { LoggedDuplicate, RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
 import type { ServerContext } from './context.js';
+import type { Gate } from './gate.js';
 
 /** What the events handler knows of a 200 that the answer alone does not say (C60). */
 export interface EventsOutcome {
@@ -17,19 +18,6 @@ export interface EventsOutcome {
   /** Failed events per message code, for the report timeline (C63). */
   failedCodes: Record<string, number>;
   eventNames: string[];
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the events handler on a 200 (C60). */
-    eventsOutcome: EventsOutcome | null;
-    /** When the events request arrived (ms), for entries of requests refused before the handler ran. */
-    loggedAt: number;
-    /** The error body of a non-200 answer of the events endpoint, kept by onSend for the log. */
-    loggedError: string | null;
-    /** What the log may keep of the body (C70), set where the body was prepared; null when it was not. */
-    keptBody: KeptBody | null;
-  }
 }
 
 /**
@@ -86,23 +74,23 @@ function errorOf(payload: string | null): RequestLogError | null {
   return null;
 }
 
-function tokenIdOf(req: FastifyRequest): string | null {
-  const auth = req.auth;
+function tokenIdOf(g: Gate): string | null {
+  const auth = g.caller;
   return auth && typeof auth === 'object' ? auth.tokenId : null;
 }
 
 /**
  * The request log entry of one answered request to the events endpoint (C60), built after the answer was
- * sent (onResponse): never the token, only its id; the body as received when it was read and is small
- * enough.
+ * sent (onResponse) from the request's gate record (C101): never the token, only its id; the body as
+ * received when it was read and is small enough.
  */
 export function eventsLogEntry(
   ctx: ServerContext,
   req: FastifyRequest,
   reply: FastifyReply,
-  isTest: boolean,
+  g: Gate,
 ): RequestLogWrite {
-  const o = req.eventsOutcome;
+  const o = g.outcome;
   const raw = Buffer.isBuffer(req.body) ? req.body : null;
   const { maxBodyBytes, bodies } = ctx.requestLog.options;
   const small = raw !== null && raw.length <= maxBodyBytes;
@@ -114,7 +102,7 @@ export function eventsLogEntry(
         !o ||
         o.response.num_events_processed < o.response.num_events_received ||
         o.response.events.some((r) => r.warning_message !== null)));
-  const body = small && wanted ? keptBodyOf(raw, req.keptBody) : null;
+  const body = small && wanted ? keptBodyOf(raw, g.kept) : null;
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const durationMs = Math.round(reply.elapsedTime * 100) / 100;
   const bodyTruncated = raw !== null && !small;
@@ -125,19 +113,19 @@ export function eventsLogEntry(
   return {
     requestId: req.id,
     adAccountId,
-    tokenId: tokenIdOf(req),
+    tokenId: tokenIdOf(g),
     status: reply.statusCode,
     durationMs,
     body,
     bodyTruncated,
-    receivedAt: ok ? ok.receivedAt : req.loggedAt,
-    test: ok ? ok.test : isTest,
+    receivedAt: ok ? ok.receivedAt : g.receivedAt,
+    test: ok ? ok.test : g.test,
     events: ok ? ok.response.num_events_received : 0,
     processed: ok ? ok.response.num_events_processed : 0,
     failed: ok ? ok.response.num_events_received - ok.response.num_events_processed : 0,
     warned,
     eventNames: ok ? ok.eventNames : [],
-    error: reply.statusCode === 200 ? null : errorOf(req.loggedError),
+    error: reply.statusCode === 200 ? null : errorOf(g.error),
     items,
     // C7: test requests change no counter, the timeline's included.
     timeline:

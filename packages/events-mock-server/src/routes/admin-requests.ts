@@ -1,14 +1,10 @@
 import { type EventDelivery, LIMITS } from '@org/events-types';
 import { matchQuality } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeAdmin } from '../auth/authorize.js';
-import { RequestProblems, received, requestError } from '../core/request-error.js';
-import {
-  checkAdminRequestsListQuery,
-  checkAdminRequestsStreamQuery,
-} from '../generated/request-checks.gen.js';
+import { received, requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
+import type { Checked } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import {
   BadCursorError,
@@ -134,11 +130,11 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
 /** The request log API of C61 and its live stream (C62), behind the admin token or session. */
 export function adminRequestHandlers(ctx: ServerContext) {
   return {
-    'admin/requests/list': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminRequestsListQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/requests/list': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { query: q }: Checked<'admin/requests/list'>,
+    ) => {
       // Read-your-writes: what this process answered before is in the log.
       await ctx.requestLog.flushed();
       const page = await withStore(ctx, () =>
@@ -151,7 +147,6 @@ export function adminRequestHandlers(ctx: ServerContext) {
     },
 
     'admin/requests/get': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
       const id = (req.params as { request_id: string }).request_id;
       await ctx.requestLog.flushed();
       const entry = await withStore(ctx, () => ctx.store.getRequest(id, ctx.requestLog.notBefore()));
@@ -159,11 +154,11 @@ export function adminRequestHandlers(ctx: ServerContext) {
       return withStore(ctx, () => detailJson(ctx, entry));
     },
 
-    'admin/requests/stream': async (req: FastifyRequest, reply: FastifyReply) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminRequestsStreamQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/requests/stream': async (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      { query: q }: Checked<'admin/requests/stream'>,
+    ) => {
       await ctx.requestLog.flushed();
       // Only what is logged from now on: the newest entry now is the floor.
       const newest = await withStore(ctx, () => ctx.store.listRequests({ limit: 1 }));

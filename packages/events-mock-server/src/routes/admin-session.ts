@@ -1,10 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AdminSession, SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from '../auth/sessions.js';
-import { RequestProblems, requestError } from '../core/request-error.js';
-import { checkAdminSessionRequest } from '../generated/request-checks.gen.js';
-import { parseJsonBody, requireJson } from '../http/body.js';
+import { requestError } from '../core/request-error.js';
 import type { ServerContext } from '../http/context.js';
 import { sessionCookie } from '../http/csrf.js';
+import type { Checked } from '../http/gate.js';
 
 const COOKIE = { httpOnly: true, sameSite: 'strict', path: '/' } as const;
 
@@ -24,14 +23,14 @@ function sessionBody(s: AdminSession) {
 /** Cookie login of the admin API (C64), its CSRF token and login throttling (C71). */
 export function adminSessionHandlers(ctx: ServerContext) {
   return {
-    'admin/session/create': async (req: FastifyRequest, reply: FastifyReply) => {
-      requireJson(req);
-      // C71: a throttled address is answered 429 before its token is looked at, even a right one.
-      ctx.loginThrottle.check(req.ip);
-      const problems = new RequestProblems();
-      const body = checkAdminSessionRequest(parseJsonBody(req), problems);
-      problems.throwIfAny();
-      const who = ctx.directory.authenticate(`Bearer ${body?.token ?? ''}`);
+    'admin/session/create': async (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      { body }: Checked<'admin/session/create'>,
+    ) => {
+      // C71: a throttled address was answered 429 by the gate (x-login-throttle), before its token is
+      // looked at, even a right one.
+      const who = ctx.directory.authenticate(`Bearer ${body.token}`);
       if (typeof who === 'string' || who.kind !== 'admin') {
         ctx.loginThrottle.failed(req.ip);
         throw requestError('admin_session_token_invalid', 'body.token', {});
@@ -47,9 +46,12 @@ export function adminSessionHandlers(ctx: ServerContext) {
       return sessionBody(session);
     },
 
-    'admin/session/delete': async (req: FastifyRequest, reply: FastifyReply) => {
+    'admin/session/delete': async (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      { caller: auth }: Checked<'admin/session/delete'>,
+    ) => {
       // Only a session whose call passed the checks of C71 (or the admin token) is ended.
-      const auth = req.auth;
       if (auth !== null && typeof auth === 'object' && auth.kind === 'admin')
         ctx.sessions.delete(sessionCookie(req));
       reply.clearCookie(SESSION_COOKIE, cookieOptions(req));

@@ -1,16 +1,11 @@
 import { LIMITS } from '@org/events-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeAdmin } from '../auth/authorize.js';
-import { RequestProblems, received, requestError } from '../core/request-error.js';
-import {
-  type CheckedTagEventsRequest,
-  checkAdminEventsListQuery,
-  checkTagEventsRequest,
-} from '../generated/request-checks.gen.js';
+import { type RequestProblems, received, requestError } from '../core/request-error.js';
+import type { CheckedTagEventsRequest } from '../generated/request-checks.gen.js';
 import { ROUTES } from '../generated/routes.gen.js';
-import { parseJsonBody, requireJson } from '../http/body.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
+import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import { timelineStart } from '../requestlog/request-log.js';
 import { BadCursorError, type StoredEventRow, type TagEventWrite } from '../store/store.js';
@@ -74,14 +69,14 @@ async function resolveTagEvents(
   return out;
 }
 
-/** The admin API of C12, behind the admin token. */
+/** The admin API of C12, behind the admin token or session (checked by the gate, C101). */
 export function adminHandlers(ctx: ServerContext) {
   return {
-    'admin/events/list': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminEventsListQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/events/list': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { query: q }: Checked<'admin/events/list'>,
+    ) => {
       const filter = {
         adAccountId: q.ad_account_id,
         eventName: q.event_name,
@@ -106,7 +101,6 @@ export function adminHandlers(ctx: ServerContext) {
     },
 
     'admin/reports/get': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
       const id = (req.params as { ad_account_id: string }).ad_account_id;
       if (!AD_ACCOUNT_ID.test(id))
         throw requestError('ad_account_id_invalid', 'path.ad_account_id', { received: received(id) });
@@ -140,32 +134,35 @@ export function adminHandlers(ctx: ServerContext) {
       };
     },
 
-    'admin/tag_events/create': async (req: FastifyRequest) => {
-      requireJson(req);
-      authorizeAdmin(req.auth);
-      const cache = new Map<string, Promise<AccountEventNames>>();
-      const names = (account: string) => {
-        let p = cache.get(account);
-        if (!p) {
-          p = withStore(ctx, () => ctx.customTypes.get(account)).then((rows) => new AccountEventNames(rows));
-          cache.set(account, p);
-        }
-        return p;
-      };
-      const problems = new RequestProblems();
-      const parsed = parseJsonBody(req);
-      const body = checkTagEventsRequest(parsed, problems);
-      const raw = (parsed as { data: unknown[] } | undefined)?.data ?? [];
-      const events = body ? await resolveTagEvents(ctx, body.data, raw, names, problems) : [];
-      problems.throwIfAny();
-      const recorded = await withStore(ctx, () =>
-        ctx.store.recordTagEvents(events, ctx.clock.now() - DEDUP_WINDOW_MS),
-      );
-      return { recorded };
-    },
+    'admin/tag_events/create': withBodyRules(
+      async (
+        _req: FastifyRequest,
+        _reply: FastifyReply,
+        { body, json, problems }: Checked<'admin/tag_events/create'>,
+      ) => {
+        const cache = new Map<string, Promise<AccountEventNames>>();
+        const names = (account: string) => {
+          let p = cache.get(account);
+          if (!p) {
+            p = withStore(ctx, () => ctx.customTypes.get(account)).then(
+              (rows) => new AccountEventNames(rows),
+            );
+            cache.set(account, p);
+          }
+          return p;
+        };
+        // Items that failed their own checks are undefined in `body`; their raw form still says the account.
+        const raw = (json as { data: unknown[] }).data;
+        const events = await resolveTagEvents(ctx, body.data, raw, names, problems);
+        problems.throwIfAny();
+        const recorded = await withStore(ctx, () =>
+          ctx.store.recordTagEvents(events, ctx.clock.now() - DEDUP_WINDOW_MS),
+        );
+        return { recorded };
+      },
+    ),
 
-    'admin/reset': async (req: FastifyRequest, reply: FastifyReply) => {
-      authorizeAdmin(req.auth);
+    'admin/reset': async (_req: FastifyRequest, reply: FastifyReply) => {
       // Entries of requests answered before the reset go with it.
       await ctx.requestLog.flushed();
       await withStore(ctx, () => ctx.store.reset());

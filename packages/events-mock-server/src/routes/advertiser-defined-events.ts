@@ -2,15 +2,16 @@
 // request is processed on its own and answered with a record, in request order.
 import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { detail, RequestProblems, received, requestError } from '../core/request-error.js';
-import { checkAdvertiserDefinedEventsCreateRequest } from '../generated/request-checks.gen.js';
-import { ROUTES } from '../generated/routes.gen.js';
-import { parseJsonBody, requireJson } from '../http/body.js';
+import { detail, received } from '../core/request-error.js';
+import type {
+  CheckedAdvertiserDefinedEventInput,
+  CheckedAdvertiserDefinedEventsCreateRequest,
+} from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { isStandardEventName } from '../http/event-names.js';
+import type { Checked } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import type { CustomEventTypeRow } from '../store/store.js';
-import { accountGuard } from './account-guard.js';
 
 const MAX_PER_ACCOUNT = CUSTOM_EVENT_NAME_RULE.maxPerAccount;
 const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
@@ -30,27 +31,7 @@ const failure = (name: string, problem: string): ProcessingRecord => ({
 const toMappingType = (eventName: string) => eventName.toUpperCase();
 const toEventName = (mappingType: string) => mappingType.toLowerCase();
 
-/** The checked items of a create or update body (C2 row 400 for its shape; names are judged one by one). */
-function checkedItems(req: FastifyRequest): { name: string; mapped_conversion_type: string }[] {
-  const problems = new RequestProblems();
-  const b = checkAdvertiserDefinedEventsCreateRequest(parseJsonBody(req), problems);
-  problems.throwIfAny();
-  return (b?.items ?? []).filter((i) => i !== undefined);
-}
-
-/** The names of a DELETE: `event_names` repeated, or comma-separated in one value. */
-function eventNames(req: FastifyRequest): string[] {
-  const v = (req.query as Record<string, unknown> | undefined)?.event_names;
-  const values = (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
-  const names = values.flatMap((s) => s.split(',')).filter((s) => s !== '');
-  if (names.length === 0)
-    throw requestError('field_missing', 'query.event_names', { expected: 'event_names' });
-  return names;
-}
-
 export function advertiserDefinedEventHandlers(ctx: ServerContext) {
-  const guard = accountGuard(ctx);
-
   /** C10's rules for one name to register; the failure text, or undefined when it may be stored. */
   const nameProblem = (name: string): string | undefined =>
     isStandardEventName(name.toLowerCase())
@@ -75,54 +56,66 @@ export function advertiserDefinedEventHandlers(ctx: ServerContext) {
     return failure(name, detail('custom_event_type_cap', 'name', { max: MAX_PER_ACCOUNT }).problem);
   };
 
+  /**
+   * Each item of a create or update body, checked by the gate (C2 row 400 for its shape; names are judged
+   * one by one), in order; the account's cached names are dropped after.
+   */
+  const eachItem = async (
+    accountId: string,
+    body: CheckedAdvertiserDefinedEventsCreateRequest,
+    one: (item: CheckedAdvertiserDefinedEventInput) => Promise<ProcessingRecord>,
+  ) => {
+    const out: ProcessingRecord[] = [];
+    for (const i of body.items) if (i !== undefined) out.push(await one(i));
+    ctx.customTypes.invalidate(accountId);
+    return { items: out };
+  };
+
   const unknown = (name: string) =>
     failure(name, detail('custom_event_type_unknown', 'name', { received: received(name) }).problem);
 
   return {
-    'advertiser_defined_events/get': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = await guard(req, reply, ROUTES['advertiser_defined_events/get']);
+    'advertiser_defined_events/get': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { account }: Checked<'advertiser_defined_events/get'>,
+    ) => {
       const rows = await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id));
       return {
         items: rows.map((r) => ({ name: r.name, mapped_conversion_type: toMappingType(r.mappedEventName) })),
       };
     },
 
-    'advertiser_defined_events/create': async (req: FastifyRequest, reply: FastifyReply) => {
-      requireJson(req);
-      const account = await guard(req, reply, ROUTES['advertiser_defined_events/create']);
-      const items = checkedItems(req);
-      const out: ProcessingRecord[] = [];
-      // One by one, in order: a later name of the batch sees the earlier ones (exists, cap).
-      for (const i of items) out.push(await create(account.id, i.name, i.mapped_conversion_type));
-      ctx.customTypes.invalidate(account.id);
-      return { items: out };
-    },
+    // One by one, in order: a later name of the batch sees the earlier ones (exists, cap).
+    'advertiser_defined_events/create': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { account, body }: Checked<'advertiser_defined_events/create'>,
+    ) => eachItem(account.id, body, (i) => create(account.id, i.name, i.mapped_conversion_type)),
 
-    'advertiser_defined_events/update': async (req: FastifyRequest, reply: FastifyReply) => {
-      requireJson(req);
-      const account = await guard(req, reply, ROUTES['advertiser_defined_events/update']);
-      const items = checkedItems(req);
-      const out: ProcessingRecord[] = [];
-      for (const i of items) {
+    'advertiser_defined_events/update': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { account, body }: Checked<'advertiser_defined_events/update'>,
+    ) =>
+      eachItem(account.id, body, async (i) => {
         // C92: a delete and an insert of the same name; the store interface has no update.
         const existing = (await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id))).find(
           (r) => r.name.toLowerCase() === i.name.toLowerCase(),
         );
-        if (!existing) {
-          out.push(unknown(i.name));
-          continue;
-        }
+        if (!existing) return unknown(i.name);
         await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, existing.name));
-        out.push(await create(account.id, existing.name, i.mapped_conversion_type));
-      }
-      ctx.customTypes.invalidate(account.id);
-      return { items: out };
-    },
+        return create(account.id, existing.name, i.mapped_conversion_type);
+      }),
 
-    'advertiser_defined_events/delete': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = await guard(req, reply, ROUTES['advertiser_defined_events/delete']);
+    'advertiser_defined_events/delete': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { account, query }: Checked<'advertiser_defined_events/delete'>,
+    ) => {
       const out: ProcessingRecord[] = [];
-      for (const name of eventNames(req)) {
+      // `event_names` repeated or comma-separated; the gate answers its absence (C101).
+      for (const name of query.event_names) {
         const deleted =
           NAME.test(name) && (await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, name)));
         out.push(deleted ? success(name) : unknown(name));

@@ -4,14 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { normalize, sha256Hex } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequestProblems, received, requestError } from '../core/request-error.js';
-import { checkConversionDeletionRequestCreate } from '../generated/request-checks.gen.js';
-import { ROUTES } from '../generated/routes.gen.js';
-import { parseJsonBody, requireJson } from '../http/body.js';
+import { received, requestError } from '../core/request-error.js';
+import type { CheckedConversionDeletionRequestCreate } from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
+import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import type { DeletionTargets } from '../store/store.js';
-import { accountGuard } from './account-guard.js';
 
 interface DeletionRequest {
   request_id: string;
@@ -31,20 +29,20 @@ async function emailDigest(entry: string): Promise<string> {
   return sha256Hex(normalize('em', entry) ?? entry);
 }
 
-/** The targets of a create body (C2 row 400 for its shape; at least one entry in all). */
-async function targetsOf(req: FastifyRequest): Promise<DeletionTargets> {
-  const problems = new RequestProblems();
-  const b = checkConversionDeletionRequestCreate(parseJsonBody(req), problems);
-  const t = b?.deletion_targets;
-  const emails = (t?.user_emails ?? []).filter((e): e is string => e !== undefined);
-  const epiks = (t?.epiks ?? []).filter((e): e is string => e !== undefined);
-  if (b && emails.length + epiks.length === 0) problems.add('deletion_targets_empty', 'deletion_targets', {});
+/** The targets of a create body the gate checked (its shape); at least one entry in all. */
+async function targetsOf(
+  b: CheckedConversionDeletionRequestCreate,
+  problems: Checked<'conversion_deletion_requests/create'>['problems'],
+): Promise<DeletionTargets> {
+  const t = b.deletion_targets;
+  const emails = (t.user_emails ?? []).filter((e): e is string => e !== undefined);
+  const epiks = (t.epiks ?? []).filter((e): e is string => e !== undefined);
+  if (emails.length + epiks.length === 0) problems.add('deletion_targets_empty', 'deletion_targets', {});
   problems.throwIfAny();
   return { emailHashes: await Promise.all(emails.map(emailDigest)), clickIds: epiks };
 }
 
 export function conversionDeletionRequestHandlers(ctx: ServerContext) {
-  const guard = accountGuard(ctx);
   /** The requests of each ad account, newest first. */
   const requests = new Map<string, DeletionRequest[]>();
   const find = (accountId: string, req: FastifyRequest) => {
@@ -55,37 +53,50 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
   };
 
   return {
-    'conversion_deletion_requests/create': async (req: FastifyRequest, reply: FastifyReply) => {
-      requireJson(req);
-      const account = await guard(req, reply, ROUTES['conversion_deletion_requests/create']);
-      const targets = await targetsOf(req);
-      const created = new Date(ctx.clock.now()).toISOString();
-      // Entries waiting to be written would otherwise land after the deletion with the user's bodies.
-      await ctx.requestLog.flushed();
-      await withStore(ctx, () => ctx.store.deleteConversions(account.id, targets));
-      const r: DeletionRequest = {
-        request_id: randomUUID(),
-        status: 'SUBMITTED',
-        created_time: created,
-        processed_time: new Date(ctx.clock.now()).toISOString(),
-      };
-      requests.set(account.id, [r, ...(requests.get(account.id) ?? [])]);
-      reply.code(201);
-      return r;
-    },
+    'conversion_deletion_requests/create': withBodyRules(
+      async (
+        _req: FastifyRequest,
+        reply: FastifyReply,
+        { account, body, problems }: Checked<'conversion_deletion_requests/create'>,
+      ) => {
+        const targets = await targetsOf(body, problems);
+        const created = new Date(ctx.clock.now()).toISOString();
+        // Entries waiting to be written would otherwise land after the deletion with the user's bodies.
+        await ctx.requestLog.flushed();
+        await withStore(ctx, () => ctx.store.deleteConversions(account.id, targets));
+        const r: DeletionRequest = {
+          request_id: randomUUID(),
+          status: 'SUBMITTED',
+          created_time: created,
+          processed_time: new Date(ctx.clock.now()).toISOString(),
+        };
+        requests.set(account.id, [r, ...(requests.get(account.id) ?? [])]);
+        reply.code(201);
+        return r;
+      },
+    ),
 
-    'conversion_deletion_requests/list': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = await guard(req, reply, ROUTES['conversion_deletion_requests/list']);
+    'conversion_deletion_requests/list': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { account }: Checked<'conversion_deletion_requests/list'>,
+    ) => {
       return { items: requests.get(account.id) ?? [], bookmark: null };
     },
 
-    'conversion_deletion_requests/get': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = await guard(req, reply, ROUTES['conversion_deletion_requests/get']);
+    'conversion_deletion_requests/get': async (
+      req: FastifyRequest,
+      _reply: FastifyReply,
+      { account }: Checked<'conversion_deletion_requests/get'>,
+    ) => {
       return find(account.id, req);
     },
 
-    'conversion_deletion_requests/delete': async (req: FastifyRequest, reply: FastifyReply) => {
-      const account = await guard(req, reply, ROUTES['conversion_deletion_requests/delete']);
+    'conversion_deletion_requests/delete': async (
+      req: FastifyRequest,
+      _reply: FastifyReply,
+      { account }: Checked<'conversion_deletion_requests/delete'>,
+    ) => {
       const found = find(account.id, req);
       // Never PENDING here: every request was processed when it was created (C91).
       throw requestError('deletion_request_submitted', 'path.request_id', {

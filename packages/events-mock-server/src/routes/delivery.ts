@@ -1,9 +1,7 @@
 import type { DeliveryStatus } from '@org/events-types';
-import type { FastifyRequest } from 'fastify';
-import { authorizeAdmin } from '../auth/authorize.js';
-import { RequestProblems } from '../core/request-error.js';
-import { checkAdminDeliveryRequeueQuery } from '../generated/request-checks.gen.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../http/context.js';
+import type { Checked } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 
 /** The sinks, their outbox and this process's counters (C100); the outbox is read once. */
@@ -30,19 +28,18 @@ export async function deliveryStatus(ctx: ServerContext): Promise<DeliveryStatus
   };
 }
 
-/** The admin API of delivery (C100), behind the admin token. */
+/** The admin API of delivery (C100), behind the admin token or session (checked by the gate, C101). */
 export function deliveryHandlers(ctx: ServerContext) {
   return {
-    'admin/delivery/status': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
+    'admin/delivery/status': async () => {
       return withStore(ctx, () => deliveryStatus(ctx));
     },
 
-    'admin/delivery/requeue': async (req: FastifyRequest) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminDeliveryRequeueQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/delivery/requeue': async (
+      _req: FastifyRequest,
+      _reply: FastifyReply,
+      { query: q }: Checked<'admin/delivery/requeue'>,
+    ) => {
       const outbox = ctx.delivery?.outbox;
       if (!outbox) return { requeued: 0 };
       return { requeued: await withStore(ctx, () => outbox.requeueDeadOutbox(Date.now(), q.sink)) };

@@ -1,24 +1,17 @@
 import { type EventStatus, LIMITS } from '@org/events-types';
 import { appendWarning, type EventProblems, formatMessage } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeAccountRoute } from '../auth/authorize.js';
-import { RequestProblems, requestError } from '../core/request-error.js';
-import { checkEventsCreateQuery } from '../generated/request-checks.gen.js';
-import { JSON_CONTENT_TYPE, ROUTES } from '../generated/routes.gen.js';
-import { bodyEncoding, requireJson } from '../http/body.js';
+import { requestError } from '../core/request-error.js';
+import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
-import { applyFault } from '../http/fault.js';
-import { checkDeclaredLength } from '../http/pre-body.js';
-import { enforceRateLimit } from '../http/rate-limit.js';
+import type { Checked } from '../http/gate.js';
 import type { EventsOutcome } from '../http/request-log-capture.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
 import type { Prepared } from '../pipeline/prepare.js';
-import type { AdAccountRecord } from '../store/directory-data.js';
-import { dedupKey, type Earlier, type EventToStore, type LoggedDuplicate } from '../store/store.js';
+import type { BatchWrite, Earlier, EventToStore, LoggedDuplicate } from '../store/store.js';
 
-const route = ROUTES['events/create'];
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 
 /** The duplicate warning of C6: names the earlier event's source and event_time. */
@@ -43,46 +36,6 @@ function bytesError(p: ScanProblem) {
   }
 }
 
-/** Whether a request to the events endpoint is a test request (C7): only a well-formed `true` makes it one. */
-export function isTestRequest(query: unknown, problems = new RequestProblems()): boolean {
-  const q = checkEventsCreateQuery(query, problems);
-  return !problems.any && q.test === 'true';
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The caller and account of an events request, checked from its headers before the body (C40). */
-    eventsChecked: { account: AdAccountRecord; test: boolean } | null;
-  }
-}
-
-/**
- * The rows of C2 of the events endpoint that need only the headers, in order, run by the preParsing hook
- * before a byte of the body is read (C40): 415, 401, 404, 403, injected faults (C65), 429 (the request is
- * counted here), then the query's 400.
- */
-export async function checkEventsBeforeBody(
-  ctx: ServerContext,
-  req: FastifyRequest,
-  reply: FastifyReply,
-): Promise<{ account: AdAccountRecord; test: boolean }> {
-  checkDeclaredLength(req); // 413
-  requireJson(req); // 415
-  bodyEncoding(req); // 415
-  const params = req.params as { ad_account_id: string };
-  const { principal, account } = authorizeAccountRoute(route, req.auth, params.ad_account_id, ctx.directory); // 401, 404, 403
-  // The test flag of C7 (`test` or its alias `is_test`); a bad value answers 400 after the rate-limit
-  // row, in C2 order, so the request counts as a live one until then.
-  const queryProblems = new RequestProblems();
-  const test = isTestRequest(req.query, queryProblems);
-  // Injected faults (C65) answer here: the caller and its token id are known, the body is not read yet.
-  await applyFault(ctx, reply, route.rateLimitCategory, principal, account.id, test);
-  await enforceRateLimit(ctx.limiter, reply, route.rateLimitCategory, principal, account.id, test); // 429
-  queryProblems.throwIfAny(); // 400
-  req.eventsChecked = { account, test };
-  return req.eventsChecked;
-}
-
 /**
  * POST /v5/ad_accounts/{ad_account_id}/events. The request-level rows of C2 in order (413 is enforced while
  * reading the body, before this runs), then per-event rules through @org/events-validators (the same code
@@ -90,10 +43,14 @@ export async function checkEventsBeforeBody(
  * before the 200 of C3.
  */
 export function createEventsHandler(ctx: ServerContext) {
-  return async function createEvents(req: FastifyRequest, reply: FastifyReply) {
-    // The header rows (415, 401, 404, 403, 429, the query's 400) ran before the body was read (C40).
-    const { account, test } = req.eventsChecked ?? (await checkEventsBeforeBody(ctx, req, reply));
-    const flag = { test };
+  return async function createEvents(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    input: Checked<'events/create'>,
+  ) {
+    // The gate's header rows (413, 415, 401, 404, 403, faults, 429, the query's 400) ran before the body
+    // was read (C40, C101); the test flag of C7 was decoded there, once.
+    const { account, test } = input;
 
     const names = new AccountEventNames(await withStore(ctx, () => ctx.customTypes.get(account.id)));
     const now = ctx.clock.now();
@@ -102,15 +59,15 @@ export function createEventsHandler(ctx: ServerContext) {
     const prepared: Prepared = await ctx.validation.prepare(
       raw,
       { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
-      !flag.test,
+      !test,
     );
     ctx.metrics.validation.observe(
-      { thread: ctx.validation.threadFor(raw.length, !flag.test) },
+      { thread: ctx.validation.threadFor(raw.length, !test) },
       (performance.now() - validating) / 1000,
     );
     // C70: what the request log may keep of this body, cleaned where it was read (a batch that was
     // refused as a whole is cleaned when its entry is made, only if it is kept).
-    req.keptBody = prepared.kind === 'ok' ? prepared.kept : null;
+    input.kept = prepared.kind === 'ok' ? prepared.kept : null;
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
     if (prepared.kind === 'bytes_error') throw bytesError(prepared.problem); // 400 (C35-C37)
@@ -120,7 +77,7 @@ export function createEventsHandler(ctx: ServerContext) {
       return details.length ? { code, message, details } : { code, message };
     }
     const { response } = prepared;
-    const mode = flag.test ? 'test' : 'live';
+    const mode = test ? 'test' : 'live';
     ctx.metrics.batchSize.observe(response.num_events_received);
 
     const toStore: EventToStore[] = prepared.events.map((e) => {
@@ -135,41 +92,29 @@ export function createEventsHandler(ctx: ServerContext) {
         json: e.json,
       };
     });
-    const since = now - DEDUP_WINDOW_MS;
-    let duplicates: Map<number, Earlier>;
-    if (flag.test) {
-      // C7: every rule runs, dedup included, but nothing is stored and no dedup state changes.
-      const earlier = await withStore(ctx, () => ctx.store.findEarlier(account.id, toStore, since));
-      // Earlier events of this batch count as the store would count them in live mode.
-      const inBatch = new Map<string, Earlier>();
-      duplicates = new Map();
-      for (const e of toStore) {
-        const key = dedupKey(e.eventName, e.eventId);
-        const hit = earlier.get(key) ?? inBatch.get(key);
-        if (hit) duplicates.set(e.index, hit);
-        else inBatch.set(key, { source: 'api', seenAt: now, eventTime: e.eventTime });
-      }
-    } else {
-      const started = performance.now();
-      const committed = await withStore(ctx, () =>
-        ctx.store.commitBatch({
-          adAccountId: account.id,
-          requestId: req.id,
-          receivedAt: now,
-          dedupSince: since,
-          events: toStore,
-          source: raw,
-          failures: prepared.failures,
-        }),
-      );
-      ctx.metrics.commit.observe((performance.now() - started) / 1000);
-      duplicates = committed.duplicates;
-    }
+    const batch: BatchWrite = {
+      adAccountId: account.id,
+      requestId: req.id,
+      receivedAt: now,
+      dedupSince: now - DEDUP_WINDOW_MS,
+      events: toStore,
+      source: raw,
+      failures: prepared.failures,
+    };
+    // C6: the store owns the duplicate verdict, earlier requests and this batch alike (C102); C7: a test
+    // request gets the same verdict from a dry run that stores nothing and changes no dedup state.
+    const started = performance.now();
+    const { duplicates } = await withStore(ctx, () =>
+      test ? ctx.store.dryRunBatch(batch) : ctx.store.commitBatch(batch),
+    );
+    if (!test) ctx.metrics.commit.observe((performance.now() - started) / 1000);
 
-    const warned = new Set(prepared.warnedDuplicates);
+    // The validators already warned the duplicates within the batch in their own words (C6, `data[i] of
+    // this batch`); the store's verdict adds the warning to the others.
+    const warned = prepared.warnedDuplicates.length ? new Set(prepared.warnedDuplicates) : null;
     let problems: Map<number, EventProblems> | undefined;
     for (const [i, earlier] of duplicates) {
-      if (warned.has(i)) continue;
+      if (warned?.has(i)) continue;
       problems ??= new Map(prepared.problems);
       const p = problems.get(i) ?? { errors: [], warnings: [] };
       problems.set(i, p);
@@ -182,7 +127,6 @@ export function createEventsHandler(ctx: ServerContext) {
         });
     }
 
-    const dupCount = duplicates.size + prepared.warnedDuplicates.filter((i) => !duplicates.has(i)).length;
     ctx.metrics.events.inc(
       { outcome: 'processed' satisfies EventStatus, mode },
       response.num_events_processed,
@@ -191,8 +135,8 @@ export function createEventsHandler(ctx: ServerContext) {
       { outcome: 'failed' satisfies EventStatus, mode },
       response.num_events_received - response.num_events_processed,
     );
-    if (dupCount) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, dupCount);
-    req.eventsOutcome = logOutcome(prepared, toStore, duplicates, now, flag.test);
+    if (duplicates.size) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, duplicates.size);
+    input.outcome = logOutcome(prepared, toStore, duplicates, now, test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return JSON.stringify(response);
   };
@@ -222,8 +166,6 @@ function logOutcome(
     if (!f.includes('event_id')) fields.set(i, [...f, 'event_id']);
   };
   for (const [i, earlier] of duplicates) add(i, earlier.source, earlier.seenAt);
-  // Duplicates the validators found within the batch: the earlier event is one of this request.
-  for (const i of prepared.warnedDuplicates) if (!logged.has(i)) add(i, 'api', now);
   const failedCodes: Record<string, number> = {};
   for (const f of prepared.failures) for (const c of f.codes) failedCodes[c] = (failedCodes[c] ?? 0) + 1;
   return {

@@ -2,13 +2,8 @@ import { pipeline, Readable } from 'node:stream';
 import { LIMITS } from '@org/events-types';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeAdmin } from '../auth/authorize.js';
-import { RequestProblems } from '../core/request-error.js';
-import {
-  checkAdminEventsExportQuery,
-  checkAdminRequestsExportQuery,
-} from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
+import type { Checked } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import type { EventFilter, RequestLogSummary, StoredEventRow } from '../store/store.js';
 import { storedEvent } from './admin.js';
@@ -156,11 +151,11 @@ async function send<T>(
 /** Exports of stored events and of the request log (C63), behind the admin token or session. */
 export function exportHandlers(ctx: ServerContext) {
   return {
-    'admin/events/export': async (req: FastifyRequest, reply: FastifyReply) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminEventsExportQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/events/export': async (
+      _req: FastifyRequest,
+      reply: FastifyReply,
+      { query: q }: Checked<'admin/events/export'>,
+    ) => {
       const filter: EventFilter = {
         ...(q.ad_account_id !== undefined ? { adAccountId: q.ad_account_id } : {}),
         ...(q.event_name !== undefined ? { eventName: q.event_name } : {}),
@@ -182,11 +177,11 @@ export function exportHandlers(ctx: ServerContext) {
       );
     },
 
-    'admin/requests/export': async (req: FastifyRequest, reply: FastifyReply) => {
-      authorizeAdmin(req.auth);
-      const problems = new RequestProblems();
-      const q = checkAdminRequestsExportQuery(req.query, problems);
-      problems.throwIfAny();
+    'admin/requests/export': async (
+      _req: FastifyRequest,
+      reply: FastifyReply,
+      { query: q }: Checked<'admin/requests/export'>,
+    ) => {
       await ctx.requestLog.flushed();
       const filter = requestFilter(ctx, q, PAGE);
       return send(

@@ -1,5 +1,6 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { type DedupKey, dedupKey, type Earlier } from './store.js';
+import { foldBatch } from './dedup-fold.js';
+import { type BatchResult, type DedupKey, type DryRunBatch, dedupKey, type Earlier } from './store.js';
 
 /** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
 export interface DedupRow {
@@ -8,6 +9,13 @@ export interface DedupRow {
   event_time: number;
   event_seq: number | null;
 }
+
+/** A sighting as the duplicate warning of C6 names it. */
+export const sightingOfRow = (r: DedupRow): Earlier => ({
+  source: r.source,
+  seenAt: r.seen_at,
+  eventTime: r.event_time,
+});
 
 type Kind = 'lookup' | 'lookupTags';
 
@@ -88,11 +96,16 @@ export class DedupLookup {
     return out;
   }
 
+  /** The dedup verdict of a batch, read-only (C7): the live commit's lookup and fold, nothing written. */
+  dryRun(b: DryRunBatch): BatchResult {
+    const rows = this.rows(b.adAccountId, b.events, b.dedupSince);
+    return { duplicates: foldBatch(b.events, rows, sightingOfRow, b.receivedAt).duplicates };
+  }
+
   /** The same, as the Store interface answers it. */
   earlier(adAccountId: string, keys: readonly DedupKey[], since: number): Map<string, Earlier> {
     const out = new Map<string, Earlier>();
-    for (const [k, r] of this.rows(adAccountId, keys, since))
-      out.set(k, { source: r.source, seenAt: r.seen_at, eventTime: r.event_time });
+    for (const [k, r] of this.rows(adAccountId, keys, since)) out.set(k, sightingOfRow(r));
     return out;
   }
 }

@@ -7,6 +7,7 @@ import {
   type DeletionTargets,
   eventMatches,
 } from './conversion-deletion.js';
+import { foldBatch } from './dedup-fold.js';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
 import type { Outbox, OutboxBatch, OutboxEntryStatus, OutboxStats } from './outbox.js';
@@ -23,7 +24,7 @@ import {
   WRITE_COLUMN_COUNT,
   WRITE_COLUMNS,
 } from './request-log-rows.js';
-import { DedupLookup } from './sqlite-dedup.js';
+import { DedupLookup, sightingOfRow } from './sqlite-dedup.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_3_SQL } from './sqlite-schema.js';
 import {
@@ -32,6 +33,7 @@ import {
   type BatchWrite,
   type CustomEventTypeRow,
   type DedupKey,
+  type DryRunBatch,
   dedupKey,
   type Earlier,
   type EventFilter,
@@ -280,6 +282,10 @@ export class SqliteStore implements Store, Outbox {
     return this.#dedup.earlier(adAccountId, keys, since);
   }
 
+  async dryRunBatch(b: DryRunBatch): Promise<BatchResult> {
+    return this.#dedup.dryRun(b);
+  }
+
   /**
    * Group commit: batches that arrive while the event loop is busy are written in one transaction, each
    * inside its own savepoint (a nested better-sqlite3 transaction). A batch that fails rolls back alone;
@@ -323,53 +329,41 @@ export class SqliteStore implements Store, Outbox {
    */
   #commitBatch(b: BatchWrite): BatchResult {
     const s = this.#s;
-    const duplicates = new Map<number, Earlier>();
+    const { duplicates, fresh, intoEarlier, intoFresh } = foldBatch(
+      b.events,
+      this.#dedup.rows(b.adAccountId, b.events, b.dedupSince),
+      sightingOfRow,
+      b.receivedAt,
+    );
     const counts = new Map<string, { usage: string; processed: number; duplicates: number }>();
-    const count = (name: string, usage: string) => {
-      let c = counts.get(name);
-      if (!c) {
-        c = { usage, processed: 0, duplicates: 0 };
-        counts.set(name, c);
-      }
-      return c;
-    };
-    const earlier = this.#dedup.rows(b.adAccountId, b.events, b.dedupSince);
-    // Keys first seen in this batch: index into `fresh`, whose seq is known after the insert.
-    const inBatch = new Map<string, number>();
-    const fresh: EventToStore[] = [];
     const usages: string[] = [];
-    /** Duplicates folded into an earlier stored row: seq -> count; or into a fresh row: fresh index -> count. */
-    const foldStored = new Map<number, number>();
-    const foldFresh = new Map<number, number>();
     for (const e of b.events) {
       const usage = e.usage.join(',');
-      const key = dedupKey(e.eventName, e.eventId);
-      const first = inBatch.get(key);
-      if (first !== undefined) {
-        const f = fresh[first] as EventToStore;
-        duplicates.set(e.index, { source: 'api', seenAt: b.receivedAt, eventTime: f.eventTime });
-        foldFresh.set(first, (foldFresh.get(first) ?? 0) + 1);
-        count(e.eventName, usage).duplicates++;
-        continue;
+      let c = counts.get(e.eventName);
+      if (!c) {
+        c = { usage, processed: 0, duplicates: 0 };
+        counts.set(e.eventName, c);
       }
-      const hit = earlier.get(key);
-      if (hit) {
-        // C6: processed, stored once; the stored row records that a duplicate was folded into it.
-        duplicates.set(e.index, { source: hit.source, seenAt: hit.seen_at, eventTime: hit.event_time });
-        if (hit.event_seq !== null) foldStored.set(hit.event_seq, (foldStored.get(hit.event_seq) ?? 0) + 1);
-        count(e.eventName, usage).duplicates++;
-        continue;
+      if (duplicates.has(e.index)) c.duplicates++;
+      else {
+        c.processed++;
+        usages.push(usage);
       }
-      inBatch.set(key, fresh.length);
-      fresh.push(e);
-      usages.push(usage);
-      count(e.eventName, usage).processed++;
     }
     const seqs = this.#insertEvents(b, fresh, usages);
     // C100: in the same transaction, so a 200 implies delivery; nothing at all while no sink is configured.
     this.#outbox.write(b.adAccountId, b.requestId, b.receivedAt, seqs);
-    for (const [i, n] of foldFresh) foldStored.set(seqs[i] as number, n);
-    for (const [seq, n] of foldStored) s.markDuplicate.run(n, seq);
+    // C6: processed, stored once; the stored row records how many duplicates were folded into it.
+    if (intoEarlier.length + intoFresh.length) {
+      const folded = new Map<number, number>();
+      for (const hit of intoEarlier)
+        if (hit.event_seq !== null) folded.set(hit.event_seq, (folded.get(hit.event_seq) ?? 0) + 1);
+      for (const i of intoFresh) {
+        const seq = seqs[i] as number;
+        folded.set(seq, (folded.get(seq) ?? 0) + 1);
+      }
+      for (const [seq, n] of folded) s.markDuplicate.run(n, seq);
+    }
     for (const [name, c] of counts)
       s.upsertCount.run(b.adAccountId, name, c.usage, c.processed, c.duplicates);
     for (const f of b.failures)

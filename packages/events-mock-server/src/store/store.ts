@@ -51,6 +51,11 @@ export interface Store {
    * with nothing stored.
    */
   commitBatch(batch: BatchWrite): Promise<BatchResult>;
+  /**
+   * The dedup verdict `commitBatch` would answer for the batch now, storing nothing and changing no dedup
+   * state (test mode, C7): the same lookup and the same in-batch fold (`foldBatch`), read-only.
+   */
+  dryRunBatch(batch: DryRunBatch): Promise<BatchResult>;
   /** Records events of the service's own tracking tag for dedup (C6); returns how many were recorded. */
   recordTagEvents(events: readonly TagEventWrite[], dedupSince: number): Promise<number>;
 
@@ -238,6 +243,9 @@ export interface BatchWrite {
   /** Failed events: counted per event name and reason code, never stored (C11). */
   failures: readonly { eventName: string; codes: readonly string[] }[];
 }
+
+/** What a dry run of a batch needs (C7): its account, times and events. */
+export type DryRunBatch = Pick<BatchWrite, 'adAccountId' | 'receivedAt' | 'dedupSince' | 'events'>;
 
 /** Bytes as a Buffer over the same memory (no copy): what a message from another thread gives is a Uint8Array. */
 export function asBuffer(u: Uint8Array): Buffer {

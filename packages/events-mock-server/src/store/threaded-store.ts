@@ -151,6 +151,12 @@ export class ThreadedSqliteStore implements Store, Outbox {
     if (this.#reader) return this.#reader.dedup.earlier(adAccountId, keys, since);
     return this.#call('findEarlier', adAccountId, keys, since);
   };
+  dryRunBatch: Store['dryRunBatch'] = async (b) => {
+    if (this.#dead) throw this.#dead;
+    if (this.#reader) return this.#reader.dedup.dryRun(b);
+    const { adAccountId, receivedAt, dedupSince, events } = b;
+    return this.#call('dryRunBatch', { adAccountId, receivedAt, dedupSince, events });
+  };
   commitBatch: Store['commitBatch'] = (b) =>
     // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
     this.#call(

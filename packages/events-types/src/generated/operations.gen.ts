@@ -42,6 +42,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/delivery/status',
@@ -67,6 +69,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/events/export',
@@ -142,6 +146,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/events/list',
@@ -225,6 +231,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/faults/clear',
@@ -253,6 +261,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/faults/create',
@@ -298,6 +308,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/faults/delete',
@@ -336,6 +348,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/faults/list',
@@ -356,6 +370,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/reports/get',
@@ -392,6 +408,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/requests/export',
@@ -488,6 +506,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/requests/get',
@@ -527,6 +547,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/requests/list',
@@ -628,6 +650,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/requests/stream',
@@ -659,6 +683,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_token', scopes: [] }, { scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/reset',
@@ -692,6 +718,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/session/create',
@@ -729,6 +757,8 @@ export const OPERATIONS = [
       ],
       security: [],
       testMode: false,
+      faults: false,
+      loginThrottle: true,
     },
     {
       operationId: 'admin/session/delete',
@@ -753,6 +783,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_session', scopes: [], with: ['admin_csrf'] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/session/get',
@@ -773,6 +805,8 @@ export const OPERATIONS = [
       ],
       security: [{ scheme: 'admin_session', scopes: [] }],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'admin/tag_events/create',
@@ -814,6 +848,8 @@ export const OPERATIONS = [
         { scheme: 'admin_session', scopes: [], with: ['admin_csrf'] },
       ],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'advertiser_defined_events/create',
@@ -865,6 +901,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'advertiser_defined_events/delete',
@@ -888,7 +926,7 @@ export const OPERATIONS = [
           in: 'query',
           required: true,
           description: 'The names to delete, each given as its own `event_names` (or comma-separated, as some clients send arrays).',
-          type: { kind: 'primitive', name: 'string' },
+          type: { kind: 'array', items: { kind: 'primitive', name: 'string' } },
         },
       ],
       responses: [
@@ -916,6 +954,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'advertiser_defined_events/get',
@@ -959,6 +999,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'advertiser_defined_events/update',
@@ -1010,6 +1052,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'conversion_deletion_requests/create',
@@ -1057,6 +1101,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'conversion_deletion_requests/delete',
@@ -1114,6 +1160,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'conversion_deletion_requests/get',
@@ -1166,6 +1214,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'conversion_deletion_requests/list',
@@ -1205,6 +1255,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:read'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'custom_event_types/create',
@@ -1257,6 +1309,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'custom_event_types/delete',
@@ -1309,6 +1363,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_write',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'custom_event_types/list',
@@ -1348,6 +1404,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_read',
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'events/create',
@@ -1416,6 +1474,8 @@ export const OPERATIONS = [
       security: [{ scheme: 'conversion_token', scopes: [] }, { scheme: 'oauth2', scopes: ['ads:write'] }],
       rateLimitCategory: 'ads_conversions',
       testMode: true,
+      faults: true,
+      loginThrottle: false,
     },
     {
       operationId: 'operations/health',
@@ -1440,6 +1500,8 @@ export const OPERATIONS = [
       ],
       security: [],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'operations/metrics',
@@ -1464,6 +1526,8 @@ export const OPERATIONS = [
       ],
       security: [],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
     {
       operationId: 'operations/ready',
@@ -1489,6 +1553,8 @@ export const OPERATIONS = [
       ],
       security: [],
       testMode: false,
+      faults: false,
+      loginThrottle: false,
     },
   ] as const;
 /** Authentication schemes (seed 5, C8). */

@@ -111,6 +111,10 @@ export interface OperationIR {
   security: { scheme: string; scopes: string[]; with?: string[] }[];
   rateLimitCategory?: string;
   testMode: boolean;
+  /** `x-faults`: injected faults (C65) answer on this endpoint, after authorization and before its rate limit. */
+  faults: boolean;
+  /** `x-login-throttle`: the wrong-login throttle of C71 is this endpoint's rate-limit row. */
+  loginThrottle: boolean;
 }
 
 export interface SecuritySchemeIR {

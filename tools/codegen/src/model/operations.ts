@@ -36,10 +36,14 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
             in: p.at('in').oneOf(['path', 'query', 'header'] as const),
             required: p.at('required').present ? p.at('required').boolean() : false,
             description: p.at('description').optString() ?? '',
-            type: {
-              kind: 'primitive',
-              name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string',
-            },
+            // An array parameter (style form, explode) holds strings: it is given repeated (C101).
+            type:
+              t === 'array'
+                ? { kind: 'array', items: { kind: 'primitive', name: 'string' } }
+                : {
+                    kind: 'primitive',
+                    name: t === 'integer' ? 'integer' : t === 'boolean' ? 'boolean' : 'string',
+                  },
           };
           if (schema.at('enum').present) param.enum = schema.at('enum').strings();
           if (schema.at('pattern').present) param.pattern = schema.at('pattern').regex();
@@ -100,6 +104,8 @@ export function buildOperations(file: string, docValue: Record<string, unknown>)
         security,
         ...(category ? { rateLimitCategory: category } : {}),
         testMode: op.at('x-test-mode').present ? op.at('x-test-mode').boolean() : false,
+        faults: op.at('x-faults').present ? op.at('x-faults').boolean() : false,
+        loginThrottle: op.at('x-login-throttle').present ? op.at('x-login-throttle').boolean() : false,
       });
     }
   }

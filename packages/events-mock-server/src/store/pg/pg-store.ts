@@ -1,6 +1,7 @@
 import type { AccessTier } from '@org/events-types';
 import pg from 'pg';
 import type { DeletionCounts, DeletionTargets } from '../conversion-deletion.js';
+import { asSighting, foldBatch } from '../dedup-fold.js';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
 import type { Outbox } from '../outbox.js';
@@ -23,6 +24,7 @@ import {
   CommitOutcomeUnknownError,
   type CustomEventTypeRow,
   type DedupKey,
+  type DryRunBatch,
   dedupKey,
   type Earlier,
   type EventFilter,
@@ -387,6 +389,12 @@ export class PgStore implements Store, Outbox {
         eventTime: r.event_time,
       });
     return out;
+  }
+
+  /** The lookup of `findEarlier` and the fold every store shares; the live commit folds in SQL (C46). */
+  async dryRunBatch(b: DryRunBatch): Promise<BatchResult> {
+    const earlier = await this.findEarlier(b.adAccountId, b.events, b.dedupSince);
+    return { duplicates: foldBatch(b.events, earlier, asSighting, b.receivedAt).duplicates };
   }
 
   async commitBatch(b: BatchWrite): Promise<BatchResult> {

@@ -161,7 +161,9 @@ class ChecksModel {
     const max = inclusiveMax(p.maximum, p.exclusiveMaximum);
     return {
       name: p.name,
-      kind: integer ? 'integer' : 'string',
+      // An array parameter (style form, explode) is given repeated or comma-separated: a list of strings.
+      kind: p.type.kind === 'array' ? 'list' : integer ? 'integer' : 'string',
+      required: p.required,
       enum: p.enum ?? null,
       allowed: p.enum ? p.enum.join(' or ') : null,
       pattern: p.pattern ?? null,
@@ -179,9 +181,11 @@ class ChecksModel {
       const t =
         p.type.kind === 'primitive' && p.type.name === 'integer'
           ? 'number'
-          : p.enum
-            ? p.enum.map((v) => `'${v}'`).join(' | ')
-            : 'string';
+          : p.type.kind === 'array'
+            ? 'readonly string[]'
+            : p.enum
+              ? p.enum.map((v) => `'${v}'`).join(' | ')
+              : 'string';
       return `  readonly ${p.name}${p.default !== undefined || p.required ? '' : '?'}: ${t};`;
     });
     return `/** Query of ${op.operationId} after its checks; an alias is folded into the name it stands for. */\nexport interface ${name} {\n${fields.join('\n')}\n}`;
@@ -193,6 +197,9 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
   const functions: string[] = [];
   const queries: Record<string, unknown> = {};
   const bodies = new Set<string>();
+  // What the request gate hands each handler (C101): its checked query and body, by operationId.
+  const queryOf: string[] = [];
+  const bodyOf: string[] = [];
   for (const op of ir.operations) {
     // An alias is checked after the name it stands for, so it is compared with that name's value.
     const query = op.parameters
@@ -208,13 +215,16 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
       queries[op.operationId] = query.map((p) => m.param(p));
       const type = `${pascal(op.operationId)}Query`;
       m.types.push(m.queryType(op, type));
+      queryOf.push(`  ${JSON.stringify(op.operationId)}: ${type};`);
       functions.push(
         `/** C2 row 400: the query of ${op.operationId}; problems are added to \`p\`. */\nexport function check${type}(q: unknown, p: RequestProblems): ${type} {\n  return checkQuery(QUERY_CHECKS[${JSON.stringify(op.operationId)}]!, q, p) as unknown as ${type};\n}`,
       );
     }
     const body = op.requestBody;
+    const checked = body !== undefined && !m.schema(body).rules.some((r) => r.kind === 'dedup');
+    if (checked) bodyOf.push(`  ${JSON.stringify(op.operationId)}: Checked${body};`);
     // One check function per body schema: operations sharing a schema (POST and PATCH) share it.
-    if (body && !m.schema(body).rules.some((r) => r.kind === 'dedup') && !bodies.has(body)) {
+    if (checked && !bodies.has(body)) {
       bodies.add(body);
       m.object(body);
       functions.push(
@@ -242,6 +252,8 @@ export function checksFile(dir: string, ir: IR): EmittedFile {
       false,
     ),
     ...m.types,
+    `/** The checked query of each operation that has one, as the request gate hands it to the handler (C101). */\nexport interface CheckedQueries {\n${queryOf.join('\n')}\n}`,
+    `/** The checked body of each operation whose body the request gate checks (C101); the events batch is the validators'. */\nexport interface CheckedBodies {\n${bodyOf.join('\n')}\n}`,
     ...functions,
   ];
   const content = tsFile(path, statements)

@@ -47,6 +47,8 @@ function route(op: OperationIR) {
     security: op.security,
     rateLimitCategory: op.rateLimitCategory ?? null,
     testMode: op.testMode,
+    faults: op.faults,
+    loginThrottle: op.loginThrottle,
     requestBody: op.requestBody ?? null,
     pathParams: params('path'),
     queryParams: params('query'),
