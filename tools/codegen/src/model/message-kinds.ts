@@ -11,7 +11,10 @@ export function checkMessageKinds(r: Reader, messages: MessageIR[]): void {
   for (const [kind, codes] of Object.entries(KIND_CODES))
     for (const code of codes) {
       const m = messages.find((x) => x.code === code);
-      if (!m) return r.at('messages').fail('message-template-missing', { code, kind });
+      if (!m) {
+        r.at('messages').fail('message-template-missing', { code, kind });
+        continue;
+      }
       if (m.kind !== kind) r.at('messages').at(code).at('kind').fail('message-kind-mismatch', { code, kind });
     }
   for (const m of messages) {

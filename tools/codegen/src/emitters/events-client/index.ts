@@ -1,7 +1,7 @@
 import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { dataAt, specAt } from '../../emit/spec-at.js';
+import { dataAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
 import { adminFile } from './admin.js';

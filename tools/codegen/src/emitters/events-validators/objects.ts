@@ -1,7 +1,7 @@
 import { type FunctionDeclarationStructure, StructureKind } from 'ts-morph';
 import { doc, literal } from '../../emit/literal.js';
 import { schemaAt } from '../../emit/spec-at.js';
-import type { FieldIR, IR, RuleIR, SchemaIR } from '../../ir/types.js';
+import type { IR, SchemaIR } from '../../ir/types.js';
 import { block, quote } from './code.js';
 import { fieldCase } from './fields.js';
 import { checkName, constName, fieldBit, pickName } from './names.js';
