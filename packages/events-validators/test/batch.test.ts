@@ -180,7 +180,7 @@ describe('formatMessage and appendWarning (for the server: cross-request duplica
     expect(formatMessage('unknown_field', { path: 'x', suggestion: 'y' })).toBe(
       'x is not a known field; remove it. Did you mean y?',
     );
-    expect(formatMessage('duplicate_event', { source: 'an earlier request', earlierTime: 1753257600 })).toBe(
+    expect(formatMessage('duplicate_event', { reason: 'an earlier request', earlierTime: 1753257600 })).toBe(
       'Duplicate of an earlier event with the same event_name and event_id (an earlier request, event_time 1753257600); it is stored once.',
     );
     // A missing parameter outside an optional part stays visible instead of vanishing.

@@ -1,5 +1,5 @@
-import { type EventStatus, LIMITS } from '@org/events-types';
-import { appendWarning, type EventProblems, formatMessage } from '@org/events-validators';
+import { type EventStatus, LIMITS, PROBLEM_CODES } from '@org/events-types';
+import { appendWarning, type EventProblems, formatMessage, formatTemplate } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestError } from '../core/request-error.js';
 import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
@@ -14,10 +14,16 @@ import type { BatchWrite, Earlier, EventToStore, LoggedDuplicate } from '../stor
 
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 
+/** Where the earlier event was seen, as the spec words it (messages.yaml `duplicate_event` reasons). */
+const DUPLICATE = PROBLEM_CODES.duplicate_event.reasons;
+
 /** The duplicate warning of C6: names the earlier event's source and event_time. */
 function duplicateMessage(e: Earlier): string {
-  const source = e.source === 'tag' ? 'tag event' : `received ${new Date(e.seenAt).toISOString()}`;
-  return formatMessage('duplicate_event', { source, earlierTime: e.eventTime });
+  const reason =
+    e.source === 'tag'
+      ? DUPLICATE.tag
+      : formatTemplate(DUPLICATE.api, { seenAt: new Date(e.seenAt).toISOString() });
+  return formatMessage('duplicate_event', { reason, earlierTime: e.eventTime });
 }
 
 /** The 400 of a body whose bytes break C35-C37, with the byte offset or the repeated name. */

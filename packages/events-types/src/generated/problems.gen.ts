@@ -41,9 +41,10 @@ export const PROBLEM_CODES = {
     duplicate_event: {
       severity: 'warning',
       kind: 'dedup',
-      template: 'Duplicate of an earlier event with the same event_name and event_id ({source}, event_time {earlierTime}); it is stored once.',
-      params: ['earlierTime', 'source'],
+      template: 'Duplicate of an earlier event with the same event_name and event_id ({reason}, event_time {earlierTime}); it is stored once.',
+      params: ['earlierTime', 'reason'],
       description: 'The (ad account, event_name, event_id) was seen within the dedup window (C6).',
+      reasons: { api: 'received {seenAt}', in_batch: '{field}[{index}] of this batch', tag: 'tag event' },
     },
     empty_string: {
       severity: 'failed',

@@ -1,10 +1,19 @@
-import type { BatchResponse, ConversionEvent, EventResult, EventStatus } from '@org/events-types';
+import {
+  type BatchResponse,
+  type ConversionEvent,
+  type EventResult,
+  type EventStatus,
+  PROBLEM_CODES,
+} from '@org/events-types';
 import { BATCH_FIELD, checkRequestBody, dedupTime, earlierWithKey } from '../generated/request.gen.js';
 import { validateConversionEvent } from '../generated/validators.gen.js';
 import { resolveContext, type ValidationContext } from './context.js';
-import { type EventProblems, joinMessages, type Problem, report } from './problems.js';
+import { type EventProblems, formatTemplate, joinMessages, type Problem, report } from './problems.js';
 import { type RequestFailure, type RequestProblems, requestFailure } from './request.js';
 import { forgetDigests } from './sha256-hex.js';
+
+// Where the earlier event of a duplicate was seen: spec data (messages.yaml), told apart here and by the server.
+const DUPLICATE = PROBLEM_CODES.duplicate_event.reasons;
 
 /** The answer for one event: its status, every problem (uncapped), and the event as it may be stored. */
 export interface EventValidation {
@@ -84,7 +93,7 @@ export function validateBatch(
       const earlier = earlierWithKey(seen, a, i, accepted);
       if (earlier >= 0)
         report(o, 'duplicate_event', '', {
-          source: `${BATCH_FIELD}[${earlier}] of this batch`,
+          reason: formatTemplate(DUPLICATE.in_batch, { field: BATCH_FIELD, index: earlier }),
           earlierTime: String(dedupTime(accepted[earlier] as unknown as Record<string, unknown>)),
         });
       processed++;

@@ -16,6 +16,7 @@ export interface DedupRule {
 export const dedup: ObjectKind<DedupRule> = {
   place: 'object',
   codes: ['duplicate_event'],
+  reasons: { duplicate_event: ['api', 'in_batch', 'tag'] },
   code: () => [],
   doc: (r) =>
     `(${r.key.map(code).join(', ')}) is deduplicated within ${duration(r.window.value)} (${limitText(r.window)} s)`,
