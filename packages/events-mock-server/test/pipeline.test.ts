@@ -29,4 +29,36 @@ describe('validation pool', () => {
     const bad = await pool.prepare(Buffer.from('{"data": ['), ctx, true);
     expect(bad.kind).toBe('json_error');
   }, 30_000);
+
+  test('a thread idle for the pool idle time exits; the next large body starts one again', async () => {
+    const idlePool = new ValidationPool({ threads: 2, minBytes: 0, idleMs: 200 });
+    try {
+      const ctx = { now: 1_753_257_700, currency: 'EUR' };
+      const body = Buffer.from(JSON.stringify({ data: [event(ctx.now, { event_id: 'i1' })] }));
+      // Two at once: the second finds the first thread busy and starts another.
+      const both = await Promise.all([
+        idlePool.prepare(body, ctx, false),
+        idlePool.prepare(body, ctx, false),
+      ]);
+      expect(both.map((p) => p.kind)).toEqual(['ok', 'ok']);
+      expect(idlePool.running).toBe(2);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(idlePool.running).toBe(0);
+      expect((await idlePool.prepare(body, ctx, false)).kind).toBe('ok');
+      expect(idlePool.running).toBe(1);
+    } finally {
+      await idlePool.close();
+    }
+  }, 30_000);
+
+  test('by default small bodies stay on the event loop, and large ones go to a thread', () => {
+    const byDefault = new ValidationPool();
+    expect(byDefault.threadFor(1024, false)).toBe('inline');
+    expect(byDefault.threadFor(1 << 20, false)).toBe('worker');
+    const none = new ValidationPool({ threads: 0 });
+    expect(none.threadFor(1 << 20, false)).toBe('inline');
+    expect(none.threadFor(1 << 20, true)).toBe('inline');
+    const given = new ValidationPool({ threads: 1 });
+    expect(given.threadFor(1 << 20, true)).toBe('worker');
+  });
 });

@@ -2,19 +2,23 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { LIMITS } from '@org/events-types';
 import type { ValidationContext } from '@org/events-validators';
 import { type Prepared, prepareBatch } from './prepare.js';
 
 export interface ValidationOptions {
   /**
-   * Worker threads for large bodies; 0 validates everything on the event loop. Default (C76): the available
-   * parallelism minus two (the event loop and the SQLite thread each keep a core busy under load), and at
-   * least one; on a machine of two cores or fewer that one thread takes only batches that store nothing
-   * (test mode), whose second core no store thread uses.
+   * Worker threads for large bodies; 0 validates everything on the event loop. Default (C76): one per core
+   * for batches that store nothing (test mode), since the event loop mostly waits for them; stored batches
+   * use at most the available parallelism minus two (the event loop and the SQLite thread each keep a core
+   * busy under load), and on a machine of two cores or fewer none: they are validated on the event loop.
+   * A count given here applies to every large batch.
    */
   threads?: number;
   /** Bodies smaller than this (bytes) are validated inline: a thread hop costs more than it saves. */
   minBytes?: number;
+  /** A thread idle this long (ms) exits and gives its memory back; the next large body starts one. */
+  idleMs?: number;
 }
 
 interface Pending {
@@ -26,6 +30,8 @@ interface Slot {
   worker: Worker;
   /** Tasks posted to this thread and not answered yet. */
   tasks: Set<number>;
+  /** Ends the thread once it has been idle for the pool's idle time; refreshed as each task ends. */
+  idle: NodeJS.Timeout;
 }
 
 const here = import.meta.url;
@@ -52,9 +58,10 @@ function startWorker(): Worker {
  */
 export class ValidationPool {
   readonly #threads: number;
-  /** Batches that are stored are validated inline (the default on two cores or fewer, C76). */
-  readonly #storedInline: boolean;
+  /** Threads that stored batches may use (C76); 0 validates them on the event loop. */
+  readonly #storedThreads: number;
   readonly #minBytes: number;
+  readonly #idleMs: number;
   readonly #slots: Slot[] = [];
   readonly #pending = new Map<number, Pending>();
   #next = 1;
@@ -62,22 +69,28 @@ export class ValidationPool {
 
   constructor(options: ValidationOptions = {}) {
     const cores = availableParallelism();
-    this.#threads = Math.max(0, options.threads ?? Math.max(1, cores - 2));
-    this.#storedInline = options.threads === undefined && cores <= 2;
-    this.#minBytes = options.minBytes ?? 64 * 1024;
+    this.#threads = Math.max(0, options.threads ?? cores);
+    this.#storedThreads = options.threads === undefined ? Math.max(0, cores - 2) : this.#threads;
+    this.#minBytes = options.minBytes ?? LIMITS.validation_thread_min_bytes.value;
+    this.#idleMs = options.idleMs ?? LIMITS.validation_thread_idle_seconds.value * 1000;
   }
 
   /** Where a body of this size is validated: `inline` (the event loop) or `worker`. */
   threadFor(bytes: number, stored: boolean): 'inline' | 'worker' {
-    return this.#threads === 0 || bytes < this.#minBytes || this.#closed || (stored && this.#storedInline)
+    return bytes < this.#minBytes || this.#closed || (stored ? this.#storedThreads : this.#threads) === 0
       ? 'inline'
       : 'worker';
+  }
+
+  /** Threads running now (they start on demand and exit when idle). */
+  get running(): number {
+    return this.#slots.length;
   }
 
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
     if (this.threadFor(raw.length, withJson) === 'inline')
       return Promise.resolve(prepareBatch(raw, ctx, withJson));
-    const slot = this.#pick();
+    const slot = this.#pick(withJson ? this.#storedThreads : this.#threads);
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
     const bytes = new Uint8Array(raw).buffer;
@@ -96,14 +109,23 @@ export class ValidationPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all(this.#slots.splice(0).map((s) => s.worker.terminate()));
+    await Promise.all(
+      this.#slots.splice(0).map((s) => {
+        clearTimeout(s.idle);
+        return s.worker.terminate();
+      }),
+    );
   }
 
-  /** The least busy thread; a new one while there are fewer than allowed and all are busy. */
-  #pick(): Slot {
+  /** The least busy of the first `limit` threads; a new one while there are fewer and all are busy. */
+  #pick(limit: number): Slot {
     let best: Slot | undefined;
-    for (const s of this.#slots) if (!best || s.tasks.size < best.tasks.size) best = s;
-    if (best && (best.tasks.size === 0 || this.#slots.length >= this.#threads)) return best;
+    const n = Math.min(limit, this.#slots.length);
+    for (let i = 0; i < n; i++) {
+      const s = this.#slots[i] as Slot;
+      if (!best || s.tasks.size < best.tasks.size) best = s;
+    }
+    if (best && (best.tasks.size === 0 || n >= limit)) return best;
     return this.#spawn();
   }
 
@@ -111,17 +133,24 @@ export class ValidationPool {
     const worker = startWorker();
     // Idle threads must not keep the process alive (integrators' test runners exit on their own).
     worker.unref();
-    const slot: Slot = { worker, tasks: new Set() };
+    // An idle thread holds its heap (tens of MB after large batches): it exits, and RSS returns (C59, C76).
+    const idle = setTimeout(() => {
+      if (slot.tasks.size === 0) this.#retire(slot);
+    }, this.#idleMs);
+    idle.unref();
+    const slot: Slot = { worker, tasks: new Set(), idle };
     worker.on('message', (m: { id: number; prepared?: Prepared; error?: string }) => {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
       slot.tasks.delete(m.id);
+      if (slot.tasks.size === 0) idle.refresh();
       if (!p) return;
       if (m.prepared) p.resolve(m.prepared);
       else p.reject(new Error(`validation worker: ${m.error}`));
     });
     // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.
     const fail = (e: Error) => {
+      clearTimeout(idle);
       const i = this.#slots.indexOf(slot);
       if (i >= 0) this.#slots.splice(i, 1);
       for (const id of slot.tasks) {
@@ -134,5 +163,12 @@ export class ValidationPool {
     worker.on('exit', (code) => fail(new Error(`validation worker exited with code ${code}`)));
     this.#slots.push(slot);
     return slot;
+  }
+
+  /** Ends an idle thread: out of the pool first, so no task is posted to it while it stops. */
+  #retire(slot: Slot): void {
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots.splice(i, 1);
+    void slot.worker.terminate();
   }
 }

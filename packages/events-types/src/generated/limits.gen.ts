@@ -355,6 +355,18 @@ export const LIMITS = {
       source: 'C87',
     },
     user_agent_max_length: { value: 16384, unit: 'characters', description: 'Longest client_user_agent.', source: 'pinterest' },
+    validation_thread_idle_seconds: {
+      value: 10,
+      unit: 'seconds',
+      description: 'A validation thread idle for this long (10 seconds) exits, giving its memory back; the next large body starts one again.',
+      source: 'C76',
+    },
+    validation_thread_min_bytes: {
+      value: 65536,
+      unit: 'bytes',
+      description: 'Bodies of at least this size (65536) are parsed and validated on a worker thread; smaller ones on the event loop, where a thread hop costs more than it saves.',
+      source: 'C76',
+    },
     value_max: {
       value: 100000000,
       unit: 'decimal',
