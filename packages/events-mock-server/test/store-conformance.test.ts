@@ -291,6 +291,14 @@ for (const impl of IMPLEMENTATIONS) {
       );
     });
 
+    test('in a batch of many keys, an event_id stored under another event_name is no duplicate', async () => {
+      await store.commitBatch(batch([ev(0, 'shared', 'lead'), ev(1, 'only-lead', 'lead')]));
+      const keys = [ev(0, 'shared', 'checkout'), ev(1, 'shared', 'lead'), ev(2, 'fresh', 'checkout')];
+      const expected = { '1': { source: 'api', seenAt: T0, eventTime: 1_772_452_800 } };
+      expect(dupObject((await store.dryRunBatch(batch(keys, T0 + 1))).duplicates)).toEqual(expected);
+      expect(dupObject((await store.commitBatch(batch(keys, T0 + 1))).duplicates)).toEqual(expected);
+    });
+
     test('tag events: the first sighting within the window wins; API events repeat them (C6)', async () => {
       const tagTime = Math.floor(T0 / 1000) - 3600;
       const tag = { adAccountId: ACCOUNT, eventName: 'checkout', eventId: 't1', eventTime: tagTime };

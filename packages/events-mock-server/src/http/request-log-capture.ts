@@ -1,4 +1,4 @@
-import type { BatchResponse } from '@org/events-types';
+import type { EventResult } from '@org/events-types';
 import { redactedText, redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
@@ -11,7 +11,10 @@ export interface EventsOutcome {
   /** The handler's clock reading: the entry's received_at, and the seenAt of in-batch duplicates. */
   receivedAt: number;
   test: boolean;
-  response: BatchResponse;
+  received: number;
+  processed: number;
+  /** The results that say something (failed, or warned), by index, ascending; the rest were plain. */
+  notable: [number, EventResult][];
   /** Field paths named by each event's problems. */
   fields: Map<number, string[]>;
   duplicates: Map<number, LoggedDuplicate>;
@@ -100,8 +103,8 @@ export function eventsLogEntry(
     (bodies === 'problems' &&
       (reply.statusCode !== 200 ||
         !o ||
-        o.response.num_events_processed < o.response.num_events_received ||
-        o.response.events.some((r) => r.warning_message !== null)));
+        o.processed < o.received ||
+        o.notable.some(([, r]) => r.warning_message !== null)));
   const body = small && wanted ? keptBodyOf(raw, g.kept) : null;
   const adAccountId = (req.params as { ad_account_id?: string } | undefined)?.ad_account_id ?? '';
   const durationMs = Math.round(reply.elapsedTime * 100) / 100;
@@ -120,16 +123,15 @@ export function eventsLogEntry(
     bodyTruncated,
     receivedAt: ok ? ok.receivedAt : g.receivedAt,
     test: ok ? ok.test : g.test,
-    events: ok ? ok.response.num_events_received : 0,
-    processed: ok ? ok.response.num_events_processed : 0,
-    failed: ok ? ok.response.num_events_received - ok.response.num_events_processed : 0,
+    events: ok ? ok.received : 0,
+    processed: ok ? ok.processed : 0,
+    failed: ok ? ok.received - ok.processed : 0,
     warned,
     eventNames: ok ? ok.eventNames : [],
     error: reply.statusCode === 200 ? null : errorOf(g.error),
     items,
     // C7: test requests change no counter, the timeline's included.
-    timeline:
-      ok && !ok.test ? { processed: ok.response.num_events_processed, failedCodes: ok.failedCodes } : null,
+    timeline: ok && !ok.test ? { processed: ok.processed, failedCodes: ok.failedCodes } : null,
   };
 }
 
@@ -140,26 +142,25 @@ export function eventsLogEntry(
 function itemsOf(o: EventsOutcome): { items: RequestLogItem[]; warned: number } {
   const items: RequestLogItem[] = [];
   let warned = 0;
-  o.response.events.forEach((r, index) => {
-    if (r.warning_message !== null) warned++;
+  // The events with a result to tell, a field named or an earlier sighting, in index order.
+  const results = new Map(o.notable);
+  const indexes = new Set(results.keys());
+  for (const i of o.fields.keys()) indexes.add(i);
+  for (const i of o.duplicates.keys()) indexes.add(i);
+  for (const index of [...indexes].sort((a, b) => a - b)) {
+    const r = results.get(index);
+    if (r !== undefined && r.warning_message !== null) warned++;
     const fields = o.fields.get(index) ?? [];
     const duplicateOf = o.duplicates.get(index) ?? null;
-    if (
-      r.status === 'processed' &&
-      r.error_message === null &&
-      r.warning_message === null &&
-      !fields.length &&
-      !duplicateOf
-    )
-      return;
+    if (r === undefined && !fields.length && !duplicateOf) continue;
     items.push({
       index,
-      status: r.status,
-      errorMessage: r.error_message,
-      warningMessage: r.warning_message,
+      status: r?.status ?? 'processed',
+      errorMessage: r?.error_message ?? null,
+      warningMessage: r?.warning_message ?? null,
       fields,
       duplicateOf,
     });
-  });
+  }
   return { items, warned };
 }

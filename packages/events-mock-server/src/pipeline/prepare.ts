@@ -1,4 +1,4 @@
-import type { BatchResponse } from '@org/events-types';
+import type { EventResult } from '@org/events-types';
 import { LIMITS } from '@org/events-types';
 import {
   type EventProblems,
@@ -37,6 +37,20 @@ export type KeptBody =
   | { kind: 'none' };
 
 /**
+ * The answer of C3 as it leaves the thread that validated the batch: its JSON, made there, and beside it only
+ * what the event loop reads. A 1000-event batch crosses as one string and a few results, not as a thousand
+ * objects to copy and serialize again on the event loop (issue 25).
+ */
+export interface PreparedAnswer {
+  received: number;
+  processed: number;
+  /** The results other than a plain processed one (failed, or with a warning), by index, ascending. */
+  notable: [number, EventResult][];
+  /** The whole BatchResponse as JSON. */
+  json: string;
+}
+
+/**
  * Everything the events endpoint needs from a body, after JSON.parse and the validators: plain data, so
  * it can be computed in a worker thread and posted back (see pool.ts).
  */
@@ -52,7 +66,7 @@ export type Prepared =
   | {
       kind: 'ok';
       kept: KeptBody;
-      response: BatchResponse;
+      answer: PreparedAnswer;
       events: PreparedEvent[];
       failures: { eventName: string; codes: string[] }[];
       /** Problems of accepted events that have warnings (sparse): what appendWarning needs for them. */
@@ -123,11 +137,15 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const warnedDuplicates: number[] = [];
   const fields: [number, string[]][] = [];
   const names = new Set<string>();
+  const notable: [number, EventResult][] = [];
   let kept: KeptBody = { kind: 'as_sent' };
   for (let i = 0; i < result.accepted.length; i++) {
     const ev = result.accepted[i];
     const p = result.problems[i] as EventProblems;
-    if (p.errors.length || p.warnings.length) kept = keepEvent(kept, raw, elements, data.length, i, p);
+    if (p.errors.length || p.warnings.length) {
+      kept = keepEvent(kept, raw, elements, data.length, i, p);
+      notable.push([i, result.response.events[i] as EventResult]);
+    }
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
     if (typeof name === 'string') names.add(name.slice(0, MAX_COUNTED_NAME));
     if (p.errors.length || p.warnings.length) fields.push([i, problemPaths(p)]);
@@ -155,7 +173,12 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   return {
     kind: 'ok',
     kept,
-    response: result.response,
+    answer: {
+      received: result.response.num_events_received,
+      processed: result.response.num_events_processed,
+      notable,
+      json: JSON.stringify(result.response),
+    },
     events,
     failures,
     problems,

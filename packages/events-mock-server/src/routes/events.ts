@@ -1,4 +1,10 @@
-import { type EventStatus, LIMITS, PROBLEM_CODES } from '@org/events-types';
+import {
+  type BatchResponse,
+  type EventResult,
+  type EventStatus,
+  LIMITS,
+  PROBLEM_CODES,
+} from '@org/events-types';
 import { appendWarning, type EventProblems, formatMessage, formatTemplate } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestError } from '../core/request-error.js';
@@ -82,9 +88,9 @@ export function createEventsHandler(ctx: ServerContext) {
       reply.code(prepared.status);
       return details.length ? { code, message, details } : { code, message };
     }
-    const { response } = prepared;
+    const { answer } = prepared;
     const mode = test ? 'test' : 'live';
-    ctx.metrics.batchSize.observe(response.num_events_received);
+    ctx.metrics.batchSize.observe(answer.received);
 
     const toStore: EventToStore[] = prepared.events.map((e) => {
       const resolved = names.resolve(e.eventName);
@@ -116,11 +122,16 @@ export function createEventsHandler(ctx: ServerContext) {
     if (!test) ctx.metrics.commit.observe((performance.now() - started) / 1000);
 
     // The validators already warned the duplicates within the batch in their own words (C6, `data[i] of
-    // this batch`); the store's verdict adds the warning to the others.
+    // this batch`); the store's verdict adds the warning to the others. Only then is the answer made again
+    // from its JSON; otherwise it goes out as the validating thread wrote it.
     const warned = prepared.warnedDuplicates.length ? new Set(prepared.warnedDuplicates) : null;
+    let json = answer.json;
+    let notable = answer.notable;
+    let response: BatchResponse | undefined;
     let problems: Map<number, EventProblems> | undefined;
     for (const [i, earlier] of duplicates) {
       if (warned?.has(i)) continue;
+      response ??= JSON.parse(json) as BatchResponse;
       problems ??= new Map(prepared.problems);
       const p = problems.get(i) ?? { errors: [], warnings: [] };
       problems.set(i, p);
@@ -132,20 +143,31 @@ export function createEventsHandler(ctx: ServerContext) {
           message: duplicateMessage(earlier),
         });
     }
+    if (response) {
+      json = JSON.stringify(response);
+      notable = notableResults(response.events);
+    }
 
-    ctx.metrics.events.inc(
-      { outcome: 'processed' satisfies EventStatus, mode },
-      response.num_events_processed,
-    );
+    ctx.metrics.events.inc({ outcome: 'processed' satisfies EventStatus, mode }, answer.processed);
     ctx.metrics.events.inc(
       { outcome: 'failed' satisfies EventStatus, mode },
-      response.num_events_received - response.num_events_processed,
+      answer.received - answer.processed,
     );
     if (duplicates.size) ctx.metrics.events.inc({ outcome: 'duplicate', mode }, duplicates.size);
-    input.outcome = logOutcome(prepared, toStore, duplicates, now, test);
+    input.outcome = logOutcome(prepared, notable, toStore, duplicates, now, test);
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
-    return JSON.stringify(response);
+    return json;
   };
+}
+
+/** The results that say something (failed, or warned), by index: what the request log keeps of them. */
+function notableResults(events: readonly EventResult[]): [number, EventResult][] {
+  const out: [number, EventResult][] = [];
+  for (let i = 0; i < events.length; i++) {
+    const r = events[i] as EventResult;
+    if (r.status !== 'processed' || r.error_message !== null || r.warning_message !== null) out.push([i, r]);
+  }
+  return out;
 }
 
 /**
@@ -154,6 +176,7 @@ export function createEventsHandler(ctx: ServerContext) {
  */
 function logOutcome(
   prepared: Extract<Prepared, { kind: 'ok' }>,
+  notable: [number, EventResult][],
   toStore: readonly EventToStore[],
   duplicates: ReadonlyMap<number, Earlier>,
   now: number,
@@ -177,7 +200,9 @@ function logOutcome(
   return {
     receivedAt: now,
     test,
-    response: prepared.response,
+    received: prepared.answer.received,
+    processed: prepared.answer.processed,
+    notable,
     fields,
     duplicates: logged,
     failedCodes,

