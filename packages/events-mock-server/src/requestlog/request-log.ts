@@ -121,6 +121,8 @@ export class RequestLog {
       this.#logger.warn({ err: e, entries: batch.length }, 'request log write failed');
       return;
     }
+    // Summaries only for someone listening: most of the time no live stream is open.
+    if (this.#listeners.size === 0) return;
     batch.forEach((e, i) => {
       const { body: _b, bodyTruncated: _t, items: _i, timeline: _tl, ...rest } = e;
       const summary: RequestLogSummary = { ...rest, seq: seqs[i] as number };
