@@ -1,4 +1,4 @@
-import type { EventResult } from '@org/events-types';
+import type { BatchResponse, EventResult } from '@org/events-types';
 import { LIMITS } from '@org/events-types';
 import {
   type EventProblems,
@@ -177,7 +177,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       received: result.response.num_events_received,
       processed: result.response.num_events_processed,
       notable,
-      json: JSON.stringify(result.response),
+      json: answerJson(result.response),
     },
     events,
     failures,
@@ -186,6 +186,28 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     fields,
     names: [...names],
   };
+}
+
+/** A processed event with nothing to say: the result of almost every event of a clean batch. */
+const PLAIN_RESULT: EventResult = { status: 'processed', error_message: null, warning_message: null };
+const PLAIN_JSON = JSON.stringify(PLAIN_RESULT);
+
+/**
+ * The answer's JSON. A batch whose every event is processed without a word is one template (the counts, then
+ * the same result repeated): a fifth of what JSON.stringify takes for 1000 results; the bytes are the same
+ * (test/answer-json.test.ts).
+ */
+export function answerJson(response: BatchResponse): string {
+  const { events } = response;
+  const n = events.length;
+  if (n === 0 || response.num_events_processed !== n) return JSON.stringify(response);
+  for (let i = 0; i < n; i++) {
+    const r = events[i] as EventResult;
+    if (r.status !== 'processed' || r.error_message !== null || r.warning_message !== null)
+      return JSON.stringify(response);
+  }
+  const head = JSON.stringify({ ...response, events: [] });
+  return `${head.slice(0, -2)}${`${PLAIN_JSON},`.repeat(n - 1)}${PLAIN_JSON}]}`;
 }
 
 /**
