@@ -4,6 +4,9 @@
 // generator (this process) does not share its event loop. Every request carries fresh event_ids, so the
 // stored run never turns into a dedup test.
 //
+// The floor and Prism run before each size's targets and again after them ("again" rows): this box's speed
+// drifts by tens of percent within minutes, so every ratio is to the mean of the two runs of its base.
+//
 // Beside the floors, two peers: a reference (node:http + JSON.parse + ajv, validating every event against the
 // generator's JSON Schema and answering one result per event: ajv-reference.mjs) and Stoplight Prism mocking
 // the events operation of spec/openapi.yaml with request validation on (prism-server.mjs; checked at start:
@@ -278,13 +281,28 @@ const natsUp = TARGETS.has('nats') && (await reachable(NATS_URL));
 const loadBefore = loadavg()[0] ?? 0;
 const dir = mkdtempSync(join(tmpdir(), 'ems-bench-'));
 const eventsPath = `/v5/ad_accounts/${ACCOUNT}/events`;
+const FLOOR = 'floor (node:http + JSON.parse)';
 const PRISM = 'Prism mock (request validation)';
 let prismChecked = false;
 try {
   for (const size of SIZES) {
-    const floor = await start('./floor-server.mjs', {}, `floor-${size}`);
-    rows.push(await measure('floor (node:http + JSON.parse)', floor, '/', size));
-    await floor.stop();
+    /** The floor, and Prism where it runs: before a size's targets and, as `again`, after them. */
+    const peers = async (again: boolean) => {
+      const suffix = again ? ', again' : '';
+      const floor = await start('./floor-server.mjs', {}, `floor-${again ? 'again-' : ''}${size}`);
+      rows.push(await measure(`${FLOOR}${suffix}`, floor, '/', size));
+      await floor.stop();
+      if (!TARGETS.has('prism')) return;
+      const prism = await start('./prism-server.mjs', {}, `prism-${again ? 'again-' : ''}${size}`);
+      const validates = await prismValidates(prism.url);
+      if (validates) {
+        process.stderr.write(`${validates}\n`);
+        if (!notes.includes(validates)) notes.push(validates);
+      } else prismChecked = true;
+      rows.push(await measure(`${PRISM}${suffix}`, prism, eventsPath, size));
+      await prism.stop();
+    };
+    await peers(false);
     if (TARGETS.has('fastify')) {
       const fastifyFloor = await start('./fastify-floor.mjs', {}, `fastify-floor-${size}`);
       rows.push(await measure('fastify + JSON.parse', fastifyFloor, '/', size));
@@ -294,16 +312,6 @@ try {
       const reference = await start('./ajv-reference.mjs', {}, `ajv-reference-${size}`);
       rows.push(await measure('node:http + JSON.parse + ajv', reference, eventsPath, size));
       await reference.stop();
-    }
-    if (TARGETS.has('prism')) {
-      const prism = await start('./prism-server.mjs', {}, `prism-${size}`);
-      const validates = await prismValidates(prism.url);
-      if (validates) {
-        process.stderr.write(`${validates}\n`);
-        if (!notes.includes(validates)) notes.push(validates);
-      } else prismChecked = true;
-      rows.push(await measure(PRISM, prism, eventsPath, size));
-      await prism.stop();
     }
     /** One row of the mock server on a SQLite file of its own. */
     const sqliteRow = async (
@@ -367,6 +375,10 @@ try {
         }
       }
     }
+    // This box's speed drifts by tens of percent within minutes: the peers again after the targets, and every
+    // ratio is to the mean of the two runs of its base.
+    if (rows.some((r) => r.size === size && !r.target.startsWith(FLOOR) && !r.target.startsWith(PRISM)))
+      await peers(true);
     process.stderr.write(`size ${size} done\n`);
   }
 } finally {
@@ -382,14 +394,18 @@ const lines = [
   '| events/request | target | requests/s | events/s | p50 ms | p99 ms | loop lag p99 ms | CPU µs/event | PostgreSQL CPU µs/event | idle / peak RSS MB | vs floor (events/s) | vs Prism (events/s) | errors |',
   '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
-/** events/s of `r` over those of the row of `target` at the same size ('–' without one). */
+/**
+ * events/s of `r` over the mean events/s of the rows of `target` at the same size, its runs before and after
+ * the size's targets ('–' without one).
+ */
 const ratio = (r: Row, target: (t: string) => boolean) => {
-  const base = rows.find((b) => b.size === r.size && target(b.target));
-  return base && base.events > 0 ? fmt(r.events / base.events, 2) : '–';
+  const bases = rows.filter((b) => b.size === r.size && target(b.target));
+  const mean = bases.reduce((sum, b) => sum + b.events, 0) / bases.length;
+  return bases.length && mean > 0 ? fmt(r.events / mean, 2) : '–';
 };
 for (const r of rows) {
   lines.push(
-    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${r.dbCpuPerEvent === null ? '–' : fmt(r.dbCpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith('floor'))} | ${ratio(r, (t) => t === PRISM)} | ${r.errors} |`,
+    `| ${r.size} | ${r.target} | ${fmt(r.reqs)} | ${fmt(r.events)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.lagP99, 1)} | ${fmt(r.cpuPerEvent, 1)} | ${r.dbCpuPerEvent === null ? '–' : fmt(r.dbCpuPerEvent, 1)} | ${fmt(r.idleRss / 2 ** 20)} / ${fmt(r.rss / 2 ** 20)} | ${ratio(r, (t) => t.startsWith(FLOOR))} | ${ratio(r, (t) => t.startsWith(PRISM))} | ${r.errors} |`,
   );
 }
 if (TARGETS.has('nats') && !natsUp)
