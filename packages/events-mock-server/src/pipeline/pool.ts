@@ -57,8 +57,8 @@ function startWorker(): Worker {
  */
 export class ValidationPool {
   readonly #threads: number;
-  /** Threads that stored batches may use (C76); 0 validates them on the event loop. */
-  readonly #storedThreads: number;
+  /** Batches that are stored are validated inline (the default on two cores or fewer, C76). */
+  readonly #storedInline: boolean;
   readonly #minBytes: number;
   readonly #idleMs: number;
   readonly #slots: Slot[] = [];
@@ -71,14 +71,14 @@ export class ValidationPool {
     // One per core for test mode was measured (+24% at 1000 events on two cores) and left out: the second
     // thread's memory stayed after a load, over C59's bound (C76).
     this.#threads = Math.max(0, options.threads ?? Math.max(1, cores - 2));
-    this.#storedThreads = options.threads === undefined ? Math.max(0, cores - 2) : this.#threads;
+    this.#storedInline = options.threads === undefined && cores <= 2;
     this.#minBytes = options.minBytes ?? LIMITS.validation_thread_min_bytes.value;
     this.#idleMs = options.idleMs ?? LIMITS.validation_thread_idle_seconds.value * 1000;
   }
 
   /** Where a body of this size is validated: `inline` (the event loop) or `worker`. */
   threadFor(bytes: number, stored: boolean): 'inline' | 'worker' {
-    return bytes < this.#minBytes || this.#closed || (stored ? this.#storedThreads : this.#threads) === 0
+    return this.#threads === 0 || bytes < this.#minBytes || this.#closed || (stored && this.#storedInline)
       ? 'inline'
       : 'worker';
   }
@@ -91,7 +91,7 @@ export class ValidationPool {
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
     if (this.threadFor(raw.length, withJson) === 'inline')
       return Promise.resolve(prepareBatch(raw, ctx, withJson));
-    const slot = this.#pick(withJson ? this.#storedThreads : this.#threads);
+    const slot = this.#pick();
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
     const bytes = new Uint8Array(raw).buffer;
@@ -118,15 +118,11 @@ export class ValidationPool {
     );
   }
 
-  /** The least busy of the first `limit` threads; a new one while there are fewer and all are busy. */
-  #pick(limit: number): Slot {
+  /** The least busy thread; a new one while there are fewer than allowed and all are busy. */
+  #pick(): Slot {
     let best: Slot | undefined;
-    const n = Math.min(limit, this.#slots.length);
-    for (let i = 0; i < n; i++) {
-      const s = this.#slots[i] as Slot;
-      if (!best || s.tasks.size < best.tasks.size) best = s;
-    }
-    if (best && (best.tasks.size === 0 || n >= limit)) return best;
+    for (const s of this.#slots) if (!best || s.tasks.size < best.tasks.size) best = s;
+    if (best && (best.tasks.size === 0 || this.#slots.length >= this.#threads)) return best;
     return this.#spawn();
   }
 

@@ -15,7 +15,7 @@ import type { Checked } from '../http/gate.js';
 import type { EventsOutcome } from '../http/request-log-capture.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
-import type { Prepared } from '../pipeline/prepare.js';
+import { notableResults, type Prepared } from '../pipeline/prepare.js';
 import type { BatchWrite, Earlier, EventToStore, LoggedDuplicate } from '../store/store.js';
 
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
@@ -158,16 +158,6 @@ export function createEventsHandler(ctx: ServerContext) {
     reply.type(`${JSON_CONTENT_TYPE}; charset=utf-8`);
     return json;
   };
-}
-
-/** The results that say something (failed, or warned), by index: what the request log keeps of them. */
-function notableResults(events: readonly EventResult[]): [number, EventResult][] {
-  const out: [number, EventResult][] = [];
-  for (let i = 0; i < events.length; i++) {
-    const r = events[i] as EventResult;
-    if (r.status !== 'processed' || r.error_message !== null || r.warning_message !== null) out.push([i, r]);
-  }
-  return out;
 }
 
 /**

@@ -80,21 +80,19 @@ export class DedupLookup {
     // not cached, because another connection or process on the same file may record some.)
     const tags = this.#anyTag.get() !== undefined;
     const wanted = new Set<string>();
-    const ids: string[] = new Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as DedupKey;
-      ids[i] = k.eventId;
+    const ids = new Set<string>();
+    for (const k of keys) {
+      ids.add(k.eventId);
       wanted.add(dedupKey(k.eventName, k.eventId));
     }
-    // A row of the same event_id under another event_name is another key (C6); an event_id sent twice in
-    // the batch finds its rows twice.
+    // A row of the same event_id under another event_name is another key (C6); each event_id is probed once.
     const keep = (r: DedupRow & { event_name: string; event_id: string }) => {
       const k = dedupKey(r.event_name, r.event_id);
       if (!wanted.has(k)) return;
       const cur = out.get(k);
       if (!cur || r.seen_at < cur.seen_at) out.set(k, r);
     };
-    const args = { ids: JSON.stringify(ids), account: adAccountId, since };
+    const args = { ids: JSON.stringify([...ids]), account: adAccountId, since };
     type Found = DedupRow & { event_name: string; event_id: string };
     for (const r of this.#many.lookup.all(args) as Found[]) keep(r);
     if (tags) for (const r of this.#many.lookupTags.all(args) as Found[]) keep(r);
