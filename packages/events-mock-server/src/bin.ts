@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
+import { fullCollector, settleHeapWhenIdle } from './core/heap-settle.js';
 import { fixMmapThreshold } from './core/native-memory.js';
 import { packageVersion } from './core/package-version.js';
 import {
@@ -270,7 +271,13 @@ async function start(options: StartServerOptions): Promise<RunningServer | numbe
   const mmap = fixMmapThreshold();
   try {
     const server = await startServer(options);
-    server.app.log.debug({ mmapThreshold: mmap }, 'native memory');
+    // C110: after a load, the heap gives back what the load grew it to.
+    const gc = fullCollector();
+    if (gc.ok) settleHeapWhenIdle(server.app.server, { collect: gc.collect });
+    server.app.log.debug(
+      { mmapThreshold: mmap, heapSettle: gc.ok ? 'on' : `off: ${gc.reason}` },
+      'native memory',
+    );
     return server;
   } catch (e) {
     process.stderr.write(

@@ -3,6 +3,13 @@ export type { DemoCredentials } from './config/demo.js';
 export { loadConfigFile, parseConfigText } from './config/load.js';
 export type { ServerConfig } from './config/validate.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
+export {
+  type Collector,
+  fullCollector,
+  type HeapSettle,
+  type HeapSettleOptions,
+  settleHeapWhenIdle,
+} from './core/heap-settle.js';
 export { fixMmapThreshold, type MmapThresholdOutcome } from './core/native-memory.js';
 export { SlidingLog } from './ratelimit/sliding-log.js';
 export { type RunningServer, type StartServerOptions, startServer } from './server.js';

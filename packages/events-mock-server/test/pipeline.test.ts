@@ -61,4 +61,25 @@ describe('validation pool', () => {
     const given = new ValidationPool({ threads: 1 });
     expect(given.threadFor(1 << 20, true)).toBe('worker');
   });
+
+  test('by default (C76) test batches get a thread per core; stored ones leave two cores free', async () => {
+    const twoCores = new ValidationPool({ cores: 2, minBytes: 0 });
+    expect(twoCores.threadFor(1 << 20, true)).toBe('inline');
+    expect(twoCores.threadFor(1 << 20, false)).toBe('worker');
+    const threeCores = new ValidationPool({ cores: 3 });
+    expect(threeCores.threadFor(1 << 20, true)).toBe('worker');
+    const oneCore = new ValidationPool({ cores: 1 });
+    expect(oneCore.threadFor(1 << 20, true)).toBe('inline');
+    expect(oneCore.threadFor(1 << 20, false)).toBe('worker');
+    try {
+      const ctx = { now: 1_753_257_700, currency: 'EUR' };
+      const body = Buffer.from(JSON.stringify({ data: [event(ctx.now, { event_id: 't1' })] }));
+      // Three at once on two cores: two threads start, the third batch waits for one of them.
+      const three = await Promise.all([0, 1, 2].map(() => twoCores.prepare(body, ctx, false)));
+      expect(three.map((p) => p.kind)).toEqual(['ok', 'ok', 'ok']);
+      expect(twoCores.running).toBe(2);
+    } finally {
+      await Promise.all([twoCores.close(), threeCores.close(), oneCore.close()]);
+    }
+  }, 30_000);
 });

@@ -8,14 +8,16 @@ import { type Prepared, prepareBatch } from './prepare.js';
 
 export interface ValidationOptions {
   /**
-   * Worker threads for large bodies; 0 validates everything on the event loop. Default (C76): the available
-   * parallelism minus two (the event loop and the SQLite thread each keep a core busy under load), and at
-   * least one, which on a machine of two cores or fewer takes only batches that store nothing (test mode):
-   * a stored batch is validated on the event loop there. A count given here applies to every large batch.
+   * Worker threads for large bodies; 0 validates everything on the event loop. Default (C76): for batches
+   * that store nothing (test mode), one per core; for stored batches, the available parallelism minus two
+   * (the event loop and the SQLite thread each keep a core busy under load), so on two cores or fewer a
+   * stored batch is validated on the event loop. A count given here applies to every large batch.
    */
   threads?: number;
   /** Bodies smaller than this (bytes) are validated inline: a thread hop costs more than it saves. */
   minBytes?: number;
+  /** The cores the defaults are for: the available parallelism unless given (tests). */
+  cores?: number;
   /** A thread idle this long (ms) exits and gives its memory back; the next large body starts one. */
   idleMs?: number;
 }
@@ -56,9 +58,9 @@ function startWorker(): Worker {
  * The same code runs either way, so answers do not depend on where a batch was validated.
  */
 export class ValidationPool {
-  readonly #threads: number;
-  /** Batches that are stored are validated inline (the default on two cores or fewer, C76). */
-  readonly #storedInline: boolean;
+  /** Threads at most for batches that store nothing (test mode), and for stored ones (C76). */
+  readonly #testThreads: number;
+  readonly #storedThreads: number;
   readonly #minBytes: number;
   readonly #idleMs: number;
   readonly #slots: Slot[] = [];
@@ -67,20 +69,21 @@ export class ValidationPool {
   #closed = false;
 
   constructor(options: ValidationOptions = {}) {
-    const cores = availableParallelism();
-    // One per core for test mode was measured (+24% at 1000 events on two cores) and left out: the second
-    // thread's memory stayed after a load, over C59's bound (C76).
-    this.#threads = Math.max(0, options.threads ?? Math.max(1, cores - 2));
-    this.#storedInline = options.threads === undefined && cores <= 2;
+    const cores = options.cores ?? availableParallelism();
+    const given = options.threads === undefined ? undefined : Math.max(0, options.threads);
+    this.#testThreads = given ?? cores;
+    this.#storedThreads = given ?? Math.max(0, cores - 2);
     this.#minBytes = options.minBytes ?? LIMITS.validation_thread_min_bytes.value;
     this.#idleMs = options.idleMs ?? LIMITS.validation_thread_idle_seconds.value * 1000;
   }
 
   /** Where a body of this size is validated: `inline` (the event loop) or `worker`. */
   threadFor(bytes: number, stored: boolean): 'inline' | 'worker' {
-    return this.#threads === 0 || bytes < this.#minBytes || this.#closed || (stored && this.#storedInline)
-      ? 'inline'
-      : 'worker';
+    return this.#limit(stored) === 0 || bytes < this.#minBytes || this.#closed ? 'inline' : 'worker';
+  }
+
+  #limit(stored: boolean): number {
+    return stored ? this.#storedThreads : this.#testThreads;
   }
 
   /** Threads running now (they start on demand and exit when idle). */
@@ -91,7 +94,7 @@ export class ValidationPool {
   prepare(raw: Buffer, ctx: ValidationContext, withJson: boolean): Promise<Prepared> {
     if (this.threadFor(raw.length, withJson) === 'inline')
       return Promise.resolve(prepareBatch(raw, ctx, withJson));
-    const slot = this.#pick();
+    const slot = this.#pick(this.#limit(withJson));
     const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
     const bytes = new Uint8Array(raw).buffer;
@@ -118,11 +121,14 @@ export class ValidationPool {
     );
   }
 
-  /** The least busy thread; a new one while there are fewer than allowed and all are busy. */
-  #pick(): Slot {
+  /**
+   * The least busy thread; a new one while all are busy and fewer than `limit` (the batch kind's) run. Both
+   * kinds share the threads: a test batch may land on a thread a stored one started, and the reverse.
+   */
+  #pick(limit: number): Slot {
     let best: Slot | undefined;
     for (const s of this.#slots) if (!best || s.tasks.size < best.tasks.size) best = s;
-    if (best && (best.tasks.size === 0 || this.#slots.length >= this.#threads)) return best;
+    if (best && (best.tasks.size === 0 || this.#slots.length >= limit)) return best;
     return this.#spawn();
   }
 

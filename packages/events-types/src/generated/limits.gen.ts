@@ -210,6 +210,12 @@ export const LIMITS = {
       description: 'Default time to receive the request line and headers; then 408 and the connection is closed (server.headersTimeoutSeconds).',
       source: 'C41',
     },
+    heap_settle_idle_seconds: {
+      value: 10,
+      unit: 'seconds',
+      description: 'Once the server has had no request for this long (10 seconds) after a load, the bin runs one full garbage collection, so the JavaScript heap gives back what the load grew it to.',
+      source: 'C110',
+    },
     json_max_depth: {
       value: 32,
       unit: 'count',

@@ -1,0 +1,86 @@
+import type { EventEmitter } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { LIMITS } from '@org/events-types';
+
+/** What `fullCollector` found: V8's full garbage collection, or why there is none. */
+export type Collector = { ok: true; collect: () => void } | { ok: false; reason: string };
+
+/**
+ * V8's full garbage collection without `--expose-gc` on the command line (C110): the flag is on only while
+ * one new context is made, which then holds `gc`; contexts and threads made later get no global `gc`.
+ */
+export function fullCollector(): Collector {
+  try {
+    setFlagsFromString('--expose-gc');
+    try {
+      const gc = runInNewContext('gc') as unknown;
+      return typeof gc === 'function'
+        ? { ok: true, collect: gc as () => void }
+        : { ok: false, reason: 'no gc' };
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
+
+export interface HeapSettleOptions {
+  /** How long without a request ends a load (ms); default `heap_settle_idle_seconds`. */
+  idleMs?: number;
+  /** The collection to run; default V8's full one (`fullCollector`). */
+  collect?: () => void;
+}
+
+export interface HeapSettle {
+  /** Collections run so far. */
+  readonly settled: number;
+  stop(): void;
+}
+
+/**
+ * C110: one full collection once a load has ended (`idleMs` with no request after requests), so the heap
+ * gives back what the load grew it to. A server under steady load never collects; an idle one collects once.
+ * `server` is the HTTP server (fastify's `app.server`): its `request` events are the load.
+ */
+export function settleHeapWhenIdle(server: EventEmitter, options: HeapSettleOptions = {}): HeapSettle {
+  const idleMs = options.idleMs ?? LIMITS.heap_settle_idle_seconds.value * 1000;
+  let collect = options.collect;
+  if (!collect) {
+    const found = fullCollector();
+    if (!found.ok) return { settled: 0, stop() {} };
+    collect = found.collect;
+  }
+  let requests = 0;
+  let seen = 0;
+  let loaded = false;
+  let settled = 0;
+  const onRequest = () => {
+    requests++;
+  };
+  server.on('request', onRequest);
+  // Ticks every idleMs: a tick with requests since the last one marks a load; the first quiet tick after a
+  // load ends it. So the collection runs between idleMs and twice that after the last request.
+  const timer = setInterval(() => {
+    if (requests !== seen) {
+      seen = requests;
+      loaded = true;
+      return;
+    }
+    if (!loaded) return;
+    loaded = false;
+    settled++;
+    (collect as () => void)();
+  }, idleMs);
+  timer.unref();
+  return {
+    get settled() {
+      return settled;
+    },
+    stop() {
+      clearInterval(timer);
+      server.off('request', onRequest);
+    },
+  };
+}
