@@ -76,9 +76,9 @@ export interface StartServerOptions {
   logLevel?: string;
   logger?: Logger;
   /**
-   * Worker threads that parse and validate large batches (default, C76: available parallelism minus 2 and
-   * at least 1, which on 2 cores takes test-mode batches only; 0: all on the event loop; a number given
-   * applies to every large batch), and the body size from which they are used (default
+   * Worker threads that parse and validate large batches (default, C76: one per core for test-mode batches,
+   * the available parallelism minus 2 for stored ones, so none on 2 cores; 0: all on the event loop; a
+   * number given applies to every large batch), and the body size from which they are used (default
    * `validation_thread_min_bytes`, 64 KiB). A thread idle for `validation_thread_idle_seconds` exits.
    */
   validationThreads?: number;
