@@ -1,4 +1,4 @@
-import type { AccessTier } from '@org/events-types';
+import { type AccessTier, LIMITS } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import {
@@ -97,6 +97,8 @@ export class SqliteStore implements Store, Outbox {
       const version = this.#db.pragma('user_version', { simple: true }) as number;
       if (version > SCHEMA_VERSION)
         throw new Error(`${options.path} has schema version ${version}; this server knows ${SCHEMA_VERSION}`);
+      // C111: a new file gets larger pages, before its first table and before WAL (which fixes the size).
+      if (version === 0) this.#db.pragma(`page_size = ${LIMITS.sqlite_page_size_bytes.value}`);
       if (!memory) this.#db.pragma('journal_mode = WAL');
       this.#db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       // Another process holding the write lock: wait rather than fail the batch at once.

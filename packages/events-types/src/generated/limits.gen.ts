@@ -342,6 +342,12 @@ export const LIMITS = {
       description: 'Retry-After of a 503 answered during graceful shutdown.',
       source: 'C43',
     },
+    sqlite_page_size_bytes: {
+      value: 8192,
+      unit: 'bytes',
+      description: 'Page size of a SQLite file the server creates (8192 bytes); a file created before keeps its own.',
+      source: 'C111',
+    },
     storage_retry_after_seconds: {
       value: 1,
       unit: 'seconds',
