@@ -46,12 +46,9 @@ export interface HeapSettle {
  */
 export function settleHeapWhenIdle(server: EventEmitter, options: HeapSettleOptions = {}): HeapSettle {
   const idleMs = options.idleMs ?? LIMITS.heap_settle_idle_seconds.value * 1000;
-  let collect = options.collect;
-  if (!collect) {
-    const found = fullCollector();
-    if (!found.ok) return { settled: 0, stop() {} };
-    collect = found.collect;
-  }
+  const found: Collector = options.collect ? { ok: true, collect: options.collect } : fullCollector();
+  if (!found.ok) return { settled: 0, stop() {} };
+  const { collect } = found;
   let requests = 0;
   let seen = 0;
   let loaded = false;
@@ -71,7 +68,7 @@ export function settleHeapWhenIdle(server: EventEmitter, options: HeapSettleOpti
     if (!loaded) return;
     loaded = false;
     settled++;
-    (collect as () => void)();
+    collect();
   }, idleMs);
   timer.unref();
   return {
