@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '@org/events-types';
 import type { ValidationContext } from '@org/events-validators';
+import { fromWire, type WirePrepared } from './event-wire.js';
 import { type Prepared, prepareBatch } from './prepare.js';
 
 export interface ValidationOptions {
@@ -142,13 +143,13 @@ export class ValidationPool {
     }, this.#idleMs);
     idle.unref();
     const slot: Slot = { worker, tasks: new Set(), idle };
-    worker.on('message', (m: { id: number; prepared?: Prepared; error?: string }) => {
+    worker.on('message', (m: { id: number; prepared?: WirePrepared; error?: string }) => {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
       slot.tasks.delete(m.id);
       if (slot.tasks.size === 0) idle.refresh();
       if (!p) return;
-      if (m.prepared) p.resolve(m.prepared);
+      if (m.prepared) p.resolve(fromWire(m.prepared));
       else p.reject(new Error(`validation worker: ${m.error}`));
     });
     // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.

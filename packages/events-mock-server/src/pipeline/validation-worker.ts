@@ -2,6 +2,7 @@
 // off the event loop that serves HTTP and writes SQLite.
 import { parentPort } from 'node:worker_threads';
 import type { ValidationContext } from '@org/events-validators';
+import { toWire } from './event-wire.js';
 import { prepareBatch } from './prepare.js';
 
 interface Task {
@@ -13,7 +14,7 @@ interface Task {
 
 parentPort?.on('message', (t: Task) => {
   try {
-    const prepared = prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson);
+    const prepared = toWire(prepareBatch(Buffer.from(t.raw), t.ctx, t.withJson));
     parentPort?.postMessage({ id: t.id, prepared });
   } catch (e) {
     parentPort?.postMessage({ id: t.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
