@@ -86,9 +86,10 @@ test(`${EVENTS} events reach an upstream stopped and restarted mid-run, each onc
     await until(async () => (counters()?.delivered ?? 0) > 0);
     await upstream.close();
     await send(EVENTS / 2, EVENTS);
-    await until(async () => (counters()?.failures ?? 0) > 0);
-    // Refused once it is down; a batch in flight while it closed may get its 503 (C43, C74) first.
-    expect(counters()?.lastError).toMatch(/ECONNREFUSED|: HTTP 503: /);
+    // Refused once it is down. A batch in flight while it closed fails first in its own way (its 503 of C43
+    // and C74, or its socket closed under it: UND_ERR_SOCKET); the retries after it meet the closed port.
+    await until(async () => /ECONNREFUSED/.test(counters()?.lastError ?? ''));
+    expect(counters()?.failures).toBeGreaterThan(0);
 
     upstream = await upstreamAt(port);
     const outbox = s.server.store as unknown as import('../src/store/outbox.js').Outbox;
