@@ -68,7 +68,8 @@ export interface ParamCheck {
 
 const INVALID = Symbol('invalid');
 const patterns = new Map<string, RegExp>();
-function matches(pattern: string, s: string): boolean {
+/** Whether `s` matches a pattern of the spec; each pattern is compiled once, on first use. */
+export function matches(pattern: string, s: string): boolean {
   let re = patterns.get(pattern);
   if (re === undefined) {
     re = new RegExp(pattern, 'u');

@@ -6,7 +6,6 @@ import type { Prepared, PreparedEvent } from './prepare.js';
  * 100 events as objects took 54 µs to serialize and read back, as this form 2 (issue 25).
  */
 export interface PackedEvents {
-  count: number;
   /** Per event: index, eventTime, and its JSON's span in the body (start, end), or SPAN_TEXT / SPAN_EMPTY. */
   numbers: Float64Array;
   /** Every event's eventName then eventId, back to back. */
@@ -47,11 +46,12 @@ export function packEvents(events: readonly PreparedEvent[]): PackedEvents {
     lengths[i * 2] = e.eventName.length;
     lengths[i * 2 + 1] = e.eventId.length;
   }
-  return { count: n, numbers, text: parts.join(''), lengths, jsons };
+  return { numbers, text: parts.join(''), lengths, jsons };
 }
 
 export function unpackEvents(p: PackedEvents): PreparedEvent[] {
-  const { count, numbers, text, lengths, jsons } = p;
+  const { numbers, text, lengths, jsons } = p;
+  const count = lengths.length / 2;
   const events: PreparedEvent[] = new Array(count);
   let at = 0;
   let next = 0;
