@@ -1,5 +1,6 @@
 // The thread side of ThreadedSqliteStore: owns one SqliteStore and runs the calls posted to it, in order.
 import { parentPort, workerData } from 'node:worker_threads';
+import { fromWireBatch, type WireBatch } from './event-pack.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 
 interface Call {
@@ -29,7 +30,8 @@ parentPort?.on('message', async (c: Call) => {
   try {
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[c.method];
     if (typeof fn !== 'function') throw new Error(`no store method ${c.method}`);
-    const value = await fn.apply(store, c.args);
+    const args = c.method === 'commitBatch' ? [fromWireBatch(c.args[0] as WireBatch)] : c.args;
+    const value = await fn.apply(store, args);
     parentPort?.postMessage({ id: c.id, value });
   } catch (e) {
     parentPort?.postMessage({ id: c.id, error: errorOf(e) });
