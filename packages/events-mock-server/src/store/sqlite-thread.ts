@@ -30,6 +30,7 @@ parentPort?.on('message', async (c: Call) => {
   try {
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[c.method];
     if (typeof fn !== 'function') throw new Error(`no store method ${c.method}`);
+    // A batch arrives with its events packed (ThreadedSqliteStore.commitBatch); everything else as it was sent.
     const args = c.method === 'commitBatch' ? [fromWireBatch(c.args[0] as WireBatch)] : c.args;
     const value = await fn.apply(store, args);
     parentPort?.postMessage({ id: c.id, value });
