@@ -9,9 +9,9 @@ import {
   fromWireBatch,
   packEvents,
   packStoreEvents,
+  toWireBatch,
   unpackEvents,
   unpackStoreEvents,
-  type WireBatch,
 } from '../src/store/event-pack.js';
 import type { BatchWrite, EventToStore } from '../src/store/store.js';
 
@@ -107,9 +107,27 @@ describe('accepted events between threads', () => {
       source: new TextEncoder().encode('{"data":[]}'),
       failures: [{ eventName: 'signup', codes: ['4101'] }],
     };
-    const wire: WireBatch = { ...batch, events: packStoreEvents(batch.events) };
+    const wire = toWireBatch(batch);
     expect(wire.events.usages).toEqual([['conversions']]);
     expect([...wire.events.usageOf]).toEqual([0, 0]);
     expect(fromWireBatch(structuredClone(wire))).toEqual(batch);
+  });
+
+  test("a body inside a larger buffer crosses as its own bytes, not the whole buffer's", () => {
+    const pool = new Uint8Array(64).fill(32);
+    const body = pool.subarray(8, 19);
+    body.set(new TextEncoder().encode('{"data":[]}'));
+    const b: BatchWrite = {
+      adAccountId: 'a',
+      requestId: 'r',
+      receivedAt: 0,
+      dedupSince: 0,
+      events: [],
+      source: body,
+      failures: [],
+    };
+    const wire = toWireBatch(b);
+    expect(wire.source?.buffer.byteLength).toBe(11);
+    expect(new TextDecoder().decode(fromWireBatch(structuredClone(wire)).source)).toBe('{"data":[]}');
   });
 });

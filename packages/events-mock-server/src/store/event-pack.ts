@@ -113,6 +113,17 @@ export function unpackStoreEvents(p: PackedStoreEvents): EventToStore[] {
 /** A batch as it crosses to the SQLite store thread: its events packed. */
 export type WireBatch = Omit<BatchWrite, 'events'> & { events: PackedStoreEvents };
 
+export function toWireBatch(b: BatchWrite): WireBatch {
+  return {
+    ...b,
+    events: packStoreEvents(b.events),
+    // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
+    ...(b.source && b.source.byteLength !== b.source.buffer.byteLength
+      ? { source: new Uint8Array(b.source) }
+      : {}),
+  };
+}
+
 export function fromWireBatch(w: WireBatch): BatchWrite {
   return { ...w, events: unpackStoreEvents(w.events) };
 }

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { DirectoryData } from './directory-data.js';
-import { packStoreEvents, type WireBatch } from './event-pack.js';
+import { toWireBatch } from './event-pack.js';
 import type { Outbox } from './outbox.js';
 import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
@@ -158,17 +158,7 @@ export class ThreadedSqliteStore implements Store, Outbox {
     const { adAccountId, receivedAt, dedupSince, events } = b;
     return this.#call('dryRunBatch', { adAccountId, receivedAt, dedupSince, events });
   };
-  commitBatch: Store['commitBatch'] = (b) => {
-    const wire: WireBatch = {
-      ...b,
-      events: packStoreEvents(b.events),
-      // A message copies a view's whole buffer: a body inside Node's shared pool goes as its own bytes.
-      ...(b.source && b.source.byteLength !== b.source.buffer.byteLength
-        ? { source: new Uint8Array(b.source) }
-        : {}),
-    };
-    return this.#call('commitBatch', wire);
-  };
+  commitBatch: Store['commitBatch'] = (b) => this.#call('commitBatch', toWireBatch(b));
 
   recordTagEvents: Store['recordTagEvents'] = (...a) => this.#call('recordTagEvents', ...a);
   listEvents: Store['listEvents'] = (...a) => this.#call('listEvents', ...a);
