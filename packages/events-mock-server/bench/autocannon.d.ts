@@ -36,6 +36,11 @@ declare module 'autocannon' {
     duration: number;
     '2xx': number;
   }
+  /** The running load: an event emitter (`response` per answer: client, status code, bytes, ms). */
+  export interface Instance {
+    on(event: 'response', listener: (client: unknown, statusCode: number) => void): Instance;
+  }
   function autocannon(options: Options): Promise<Result>;
+  function autocannon(options: Options, done: (err: Error | null, result: Result) => void): Instance;
   export default autocannon;
 }

@@ -38,6 +38,23 @@ if (workers > 1 && cluster.isPrimary) {
     config: {
       // BENCH_PUBLISH=nats://...: every stored event also goes to the outbox and on to JetStream (C100), to
       // set the stored rate with a sink beside the rate without.
+      // BENCH_FORWARD=http://...: a Conversions API sink (C100) to the delivery bench's upstream; the token is
+      // read from BENCH_FORWARD_TOKEN like any sink's. BENCH_ADMIN_TOKEN: the admin API, to read the outbox.
+      ...(process.env.BENCH_ADMIN_TOKEN ? { admin_token: process.env.BENCH_ADMIN_TOKEN } : {}),
+      ...(process.env.BENCH_FORWARD
+        ? {
+            delivery: {
+              sinks: [
+                {
+                  name: 'forward',
+                  kind: 'conversions_api',
+                  url: process.env.BENCH_FORWARD,
+                  token_env: 'BENCH_FORWARD_TOKEN',
+                },
+              ],
+            },
+          }
+        : {}),
       ...(process.env.BENCH_PUBLISH
         ? {
             delivery: {

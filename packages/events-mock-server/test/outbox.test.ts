@@ -29,7 +29,7 @@ const batch = (adAccountId: string, requestId: string, ids: string[], receivedAt
 });
 
 const claim = (o: Outbox, owner: string, now: number, batchSize = 10) =>
-  o.claimOutbox({ sink: 'up', owner, now, leaseMs: 100, batchSize, maxBatches: 10 });
+  o.claimOutbox({ sink: 'up', owner, now, leaseMs: 100, batchSize, batchesPerAccount: 1, maxAccounts: 10 });
 
 const impls: { name: string; open(dir: string): Promise<Store & Outbox> }[] = [
   { name: 'SqliteStore', open: async () => new SqliteStore({ path: ':memory:' }) },
@@ -95,12 +95,14 @@ for (const impl of impls)
       // A's late settlement changes nothing: B holds the lease now.
       await store.settleOutbox('A', {
         kind: 'delivered',
+        adAccountId: '1',
         ids: first?.entries.map((e) => e.id) ?? [],
         now: 2102,
       });
       expect((await store.outboxStats())[0]?.pending).toBe(3);
       await store.settleOutbox('B', {
         kind: 'delivered',
+        adAccountId: '1',
         ids: again?.entries.map((e) => e.id) ?? [],
         now: 2200,
         results: [{ status: 'processed', message: null, warning: 'w' }, null, null],
@@ -145,13 +147,14 @@ for (const impl of impls)
       const two = claimed.find((b) => b.adAccountId === '2')?.entries.map((e) => e.id) ?? [];
       await store.settleOutbox('A', {
         kind: 'failed',
+        adAccountId: '1',
         ids: one,
         now: 2001,
         error: 'HTTP 503',
         retryAt: 3000,
         maxAttempts: 2,
       });
-      await store.settleOutbox('A', { kind: 'delivered', ids: two, now: 2001 });
+      await store.settleOutbox('A', { kind: 'delivered', adAccountId: '2', ids: two, now: 2001 });
       await store.commitBatch(batch('1', 'r3', ['b'], 2500));
       // Account 1 waits for its retry, later entries too.
       expect(await claim(store, 'A', 2999)).toEqual([]);
@@ -168,6 +171,7 @@ for (const impl of impls)
       ]);
       await store.settleOutbox('A', {
         kind: 'failed',
+        adAccountId: '1',
         ids: retry?.entries.map((e) => e.id) ?? [],
         now: 3001,
         error: 'HTTP 429',
@@ -191,9 +195,9 @@ for (const impl of impls)
       await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
       await store.commitBatch(batch('1', 'r1', ['a']));
       const [held] = await claim(store, 'A', 2000);
-      await store.settleOutbox('B', { kind: 'released', ids: held?.entries.map((e) => e.id) ?? [] });
+      await store.settleOutbox('B', { kind: 'released', adAccountId: '1', ids: held?.entries.map((e) => e.id) ?? [] });
       expect(await claim(store, 'B', 2001)).toEqual([]);
-      await store.settleOutbox('A', { kind: 'released', ids: held?.entries.map((e) => e.id) ?? [] });
+      await store.settleOutbox('A', { kind: 'released', adAccountId: '1', ids: held?.entries.map((e) => e.id) ?? [] });
       const [again] = await claim(store, 'B', 2001);
       expect(again?.entries.map((e) => [e.eventId, e.attempts])).toEqual([['a', 0]]);
     });

@@ -47,7 +47,8 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, racing claimer
             now: now + 1000,
             leaseMs: 1_000_000,
             batchSize: 7,
-            maxBatches: 2,
+            batchesPerAccount: 1,
+            maxAccounts: 2,
           });
           if (!batches.length) return;
           for (const b of batches) {
@@ -57,7 +58,12 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, racing claimer
               ...(order.get(b.adAccountId) ?? []),
               ...b.entries.map((e) => e.eventId),
             ]);
-            await store.settleOutbox(`w${w}`, { kind: 'delivered', ids, now: now + 1001 });
+            await store.settleOutbox(`w${w}`, {
+              kind: 'delivered',
+              adAccountId: b.adAccountId,
+              ids,
+              now: now + 1001,
+            });
           }
         }
       }),

@@ -612,6 +612,7 @@ for (const impl of IMPLEMENTATIONS) {
 
       expect(await store.deleteConversions(ACCOUNT, { emailHashes: [H1], clickIds: ['epik-1'] })).toEqual({
         events: 2,
+        outboxEntries: 0,
         requestBodies: 3,
       });
       const left = await store.listEvents({ limit: 10 });
@@ -641,6 +642,7 @@ for (const impl of IMPLEMENTATIONS) {
       expect(bodies.map((b) => b?.status)).toEqual([200, 200, 200, 200, 200]);
       expect(await store.deleteConversions(ACCOUNT, { emailHashes: [H1], clickIds: ['epik-1'] })).toEqual({
         events: 0,
+        outboxEntries: 0,
         requestBodies: 0,
       });
     });

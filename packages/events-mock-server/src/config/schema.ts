@@ -287,6 +287,7 @@ export const configSchema = object({
     retention_seconds: positive(365 * 86400, 0).optional(),
     timeout_seconds: positive(3600).optional(),
     concurrency: positive(1000).optional(),
+    batches_per_claim: positive(100).optional(),
   }).default({ sinks: [] }),
   log_level: oneOf(LOG_LEVELS).optional(),
   // C65: faults injected from the start; each item is checked by the admin API's own rules (validate.ts).

@@ -233,6 +233,7 @@ function resolveDelivery(d: RawConfig['delivery']): DeliveryConfig {
         retentionSeconds: d.retention_seconds,
         timeoutSeconds: d.timeout_seconds,
         concurrency: d.concurrency,
+        batchesPerClaim: d.batches_per_claim,
       }).filter(([, v]) => v !== undefined),
     ),
   };

@@ -8,7 +8,8 @@ export function retryDelay(
 ): number {
   const exp = Math.min(o.maxMs, o.baseMs * 2 ** Math.min(attempts, 30));
   const jittered = exp / 2 + (exp / 2) * (o.random ?? Math.random)();
-  return Math.max(jittered, o.retryAfterMs ?? 0);
+  // Whole milliseconds: the stores keep times as integers (PostgreSQL's bigint refuses a fraction, C113).
+  return Math.ceil(Math.max(jittered, o.retryAfterMs ?? 0));
 }
 
 /** Seconds of a Retry-After (delta-seconds or an HTTP date) or x-ratelimit-reset, in ms; undefined if absent. */

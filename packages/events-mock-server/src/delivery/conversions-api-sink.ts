@@ -1,6 +1,7 @@
 import { HEADERS, JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 import type { OutboxBatch, UpstreamResult } from '../store/outbox.js';
 import { waitOf } from './backoff.js';
+import { describeHttpFailure, redactCredentials } from './sanitize.js';
 import type { ConversionsApiSinkConfig } from './delivery-config.js';
 import type { Sink, SinkOutcome } from './sink.js';
 
@@ -49,7 +50,12 @@ export class ConversionsApiSink implements Sink {
       text = await res.text();
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      return { ok: false, error: `${url}: ${err.cause?.code ?? err.name}: ${err.message}` };
+      const summary = signal.aborted ? 'timeout' : (err.cause?.code ?? err.name);
+      return {
+        ok: false,
+        summary,
+        error: `${url}: ${summary}: ${redactCredentials(err.message, [this.#token])}`,
+      };
     }
     const now = this.#now();
     // x-ratelimit-*: the upstream says how much is left; at 0 the sink waits for the reset (C100).
@@ -62,7 +68,8 @@ export class ConversionsApiSink implements Sink {
       if (wait !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, now + wait);
       return {
         ok: false,
-        error: `${url}: HTTP ${res.status}: ${text.slice(0, 300)}`,
+        summary: `HTTP ${res.status}`,
+        error: `${url}: ${describeHttpFailure(res.status, res.statusText, text, [this.#token])}`,
         ...(wait !== undefined ? { retryAfterMs: wait } : {}),
         ...(refusesForGood(res.status) ? { permanent: true } : {}),
       };

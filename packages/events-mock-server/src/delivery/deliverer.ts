@@ -14,13 +14,18 @@ export interface SinkCounters {
   delivered: number;
   /** Failed deliveries (batches), and the last error of one, kept until the next success. */
   failures: number;
+  /** Sanitized (sanitize.ts): a status line and a short excerpt, never a credential. */
   lastError: string | null;
+  /** What /readyz says of the last failure (`HTTP 503`, `ECONNREFUSED`): never the receiver's text. */
+  lastStatus: string | null;
 }
 
 /**
- * Runs one loop per sink (C100): claim due batches of the outbox under a lease, deliver them (at most
- * `concurrency` at once, each of another account, so accounts keep their order), settle each as delivered
- * or failed with its retry time. Several instances on the same store share the work through the leases.
+ * Runs one loop per sink (C100, C114): claim the due entries of up to `concurrency` accounts under a lease,
+ * up to `batchesPerClaim` batches of each; deliver the accounts side by side and each account's batches one
+ * after the other (so each account keeps its order); settle each batch as delivered or failed with its retry
+ * time. A delivered batch is settled while the next one is on its way. Several instances on the same store
+ * share the work through the leases.
  */
 export class Deliverer {
   readonly #outbox: Outbox;
@@ -42,7 +47,14 @@ export class Deliverer {
     this.#log = log;
     this.#now = now;
     for (const s of sinks)
-      this.#counters.set(s.name, { sink: s.name, kind: s.kind, delivered: 0, failures: 0, lastError: null });
+      this.#counters.set(s.name, {
+        sink: s.name,
+        kind: s.kind,
+        delivered: 0,
+        failures: 0,
+        lastError: null,
+        lastStatus: null,
+      });
   }
 
   start(): void {
@@ -70,16 +82,24 @@ export class Deliverer {
           continue;
         }
         await this.#prune();
+        const leaseMs = this.#c.leaseSeconds * 1000;
         const batches = await this.#outbox.claimOutbox({
           sink: sink.name,
           owner: this.#owner,
           now: this.#now(),
-          leaseMs: this.#c.leaseSeconds * 1000,
+          leaseMs,
           batchSize: sink.batchSize,
-          maxBatches: this.#c.concurrency,
+          batchesPerAccount: this.#c.batchesPerClaim,
+          maxAccounts: this.#c.concurrency,
         });
-        if (batches.length === 0) await sleep(this.#c.pollIntervalMs, undefined, { signal });
-        else await Promise.all(batches.map((b) => this.#deliver(sink, b)));
+        if (batches.length === 0) {
+          await sleep(this.#c.pollIntervalMs, undefined, { signal });
+          continue;
+        }
+        const leaseUntil = this.#now() + leaseMs;
+        const byAccount = new Map<string, OutboxBatch[]>();
+        for (const b of batches) byAccount.set(b.adAccountId, [...(byAccount.get(b.adAccountId) ?? []), b]);
+        await Promise.all([...byAccount.values()].map((bs) => this.#deliverAccount(sink, bs, leaseUntil)));
       } catch (e) {
         if (signal.aborted) return;
         // The store is unavailable: nothing was claimed or settled; its leases run out and are claimed again.
@@ -89,28 +109,75 @@ export class Deliverer {
     }
   }
 
-  async #deliver(sink: Sink, b: OutboxBatch): Promise<void> {
+  /**
+   * One account's batches of a claim, in order. After a failure, or when the lease has less time left than
+   * a delivery may take (another deliverer could claim the rest and send it too), the rest goes back unsent
+   * and uncounted. Rejects only when the store does; the leases then run out.
+   */
+  async #deliverAccount(sink: Sink, batches: readonly OutboxBatch[], leaseUntil: number): Promise<void> {
+    const settling: Promise<void>[] = [];
+    try {
+      for (let i = 0; i < batches.length; i++) {
+        const b = batches[i] as OutboxBatch;
+        const now = this.#now();
+        const stop =
+          i > 0 &&
+          (this.#stop.signal.aborted ||
+            now + this.#c.timeoutSeconds * 1000 > leaseUntil ||
+            sink.pausedUntil() > now);
+        const sent = stop ? false : await this.#deliver(sink, b, settling);
+        if (!sent) {
+          const rest = batches.slice(stop ? i : i + 1).flatMap((r) => r.entries.map((e) => e.id));
+          if (rest.length)
+            settling.push(
+              this.#outbox.settleOutbox(this.#owner, { kind: 'released', adAccountId: b.adAccountId, ids: rest }),
+            );
+          return;
+        }
+      }
+    } finally {
+      await Promise.allSettled(settling).then((rs) => {
+        const failed = rs.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      });
+    }
+  }
+
+  /**
+   * Delivers one batch; answers whether it was delivered. Its settlement goes into `settling`: a delivered
+   * batch's is not waited for, so the next batch leaves at once; a failure's is, before the rest is released.
+   */
+  async #deliver(sink: Sink, b: OutboxBatch, settling: Promise<void>[]): Promise<boolean> {
     const ids = b.entries.map((e) => e.id);
+    const adAccountId = b.adAccountId;
     const timeout = AbortSignal.timeout(this.#c.timeoutSeconds * 1000);
     const outcome = await sink.deliver(b, AbortSignal.any([this.#stop.signal, timeout]));
     // Stopping cut the delivery: the batch is given back unsent, so a restart claims it at once (at least once, C100). An
     // upstream that received it anyway drops the repeat by its key.
     if (!outcome.ok && this.#stop.signal.aborted) {
-      await this.#outbox.settleOutbox(this.#owner, { kind: 'released', ids }).catch(() => {});
-      return;
+      await this.#outbox.settleOutbox(this.#owner, { kind: 'released', adAccountId, ids }).catch(() => {});
+      return false;
     }
     const counters = this.#counters.get(sink.name) as SinkCounters;
-    const now = this.#now();
+    // Whole milliseconds: the stores keep times as integers (C113).
+    const now = Math.ceil(this.#now());
     if (outcome.ok) {
-      await this.#outbox.settleOutbox(this.#owner, {
-        kind: 'delivered',
-        ids,
-        now,
-        ...(outcome.results ? { results: outcome.results } : {}),
-      });
-      counters.delivered += ids.length;
-      counters.lastError = null;
-      return;
+      settling.push(
+        this.#outbox
+          .settleOutbox(this.#owner, {
+            kind: 'delivered',
+            adAccountId,
+            ids,
+            now,
+            ...(outcome.results ? { results: outcome.results } : {}),
+          })
+          .then(() => {
+            counters.delivered += ids.length;
+            counters.lastError = null;
+            counters.lastStatus = null;
+          }),
+      );
+      return true;
     }
     const attempts = Math.min(...b.entries.map((e) => e.attempts));
     const delay = retryDelay(attempts, {
@@ -118,21 +185,14 @@ export class Deliverer {
       maxMs: this.#c.retryMaxSeconds * 1000,
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
     });
-    await this.#outbox.settleOutbox(this.#owner, {
-      kind: 'failed',
-      ids,
-      now,
-      error: outcome.error,
-      retryAt: now + delay,
-      // A refusal for good spends no more attempts: the entries go dead now.
-      maxAttempts: outcome.permanent ? 0 : this.#c.maxAttempts,
-    });
+    // Counted before the store answers: a store that cannot record the failure does not hide it (C113).
     counters.failures++;
     counters.lastError = outcome.error;
+    counters.lastStatus = outcome.summary;
     this.#log.warn(
       {
         sink: sink.name,
-        adAccountId: b.adAccountId,
+        adAccountId,
         events: ids.length,
         attempts: attempts + 1,
         error: outcome.error,
@@ -141,6 +201,17 @@ export class Deliverer {
         ? 'delivery refused; the entries are dead until requeued'
         : 'delivery failed; retrying later',
     );
+    await this.#outbox.settleOutbox(this.#owner, {
+      kind: 'failed',
+      adAccountId,
+      ids,
+      now,
+      error: outcome.error,
+      retryAt: now + Math.ceil(delay),
+      // A refusal for good spends no more attempts: the entries go dead now.
+      maxAttempts: outcome.permanent ? 0 : this.#c.maxAttempts,
+    });
+    return false;
   }
 
   /** Retention of delivered entries (C100), at most once a minute across the sinks of this process. */

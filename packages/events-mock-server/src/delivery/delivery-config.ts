@@ -43,6 +43,7 @@ export interface DeliveryConfig {
   retentionSeconds: number;
   timeoutSeconds: number;
   concurrency: number;
+  batchesPerClaim: number;
   pollIntervalMs: number;
 }
 
@@ -55,6 +56,7 @@ export const DEFAULT_DELIVERY: DeliveryConfig = {
   retentionSeconds: LIMITS.delivery_retention_seconds.value,
   timeoutSeconds: LIMITS.delivery_timeout_seconds.value,
   concurrency: LIMITS.delivery_concurrency.value,
+  batchesPerClaim: LIMITS.delivery_batches_per_claim.value,
   pollIntervalMs: LIMITS.delivery_poll_interval_ms.value,
 };
 

@@ -3,6 +3,7 @@ import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManage
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { OutboxBatch } from '../store/outbox.js';
 import type { NatsSinkConfig } from './delivery-config.js';
+import { redactCredentials } from './sanitize.js';
 import type { Sink, SinkOutcome } from './sink.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -67,10 +68,15 @@ export class NatsSink implements Sink {
           }),
         ),
       );
-      if (signal.aborted) return { ok: false, error: 'aborted' };
+      if (signal.aborted) return { ok: false, summary: 'aborted', error: 'aborted' };
       return { ok: true };
     } catch (e) {
-      return { ok: false, error: `${this.#c.url}: ${(e as Error).message}` };
+      const err = e as Error & { code?: string };
+      return {
+        ok: false,
+        summary: err.code ?? err.name,
+        error: `${this.#c.url}: ${redactCredentials(err.message)}`,
+      };
     }
   }
 

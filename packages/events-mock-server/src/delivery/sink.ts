@@ -20,8 +20,13 @@ export type SinkOutcome =
   | { ok: true; results?: (UpstreamResult | null)[] }
   | {
       ok: false;
-      /** For the outbox entry and the log; never holds the token. */
+      /**
+       * For the outbox entry, `/admin/delivery` and the log: the status line and a short body excerpt with
+       * anything like a credential taken out (sanitize.ts); never the token.
+       */
       error: string;
+      /** What `/readyz` says: `HTTP 503`, `ECONNREFUSED`, `timeout`; never the upstream's own text. */
+      summary: string;
       /** The receiver's own wait (Retry-After, x-ratelimit-reset), in ms. */
       retryAfterMs?: number;
       /**

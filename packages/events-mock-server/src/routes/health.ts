@@ -17,13 +17,16 @@ async function dependency(
   }
 }
 
-/** Each delivery sink (C100): unavailable while its last delivery failed, with that error. */
+/**
+ * Each delivery sink (C100): unavailable while its last delivery failed, with the failure's status only
+ * (`HTTP 503`, `ECONNREFUSED`): /readyz answers anyone, and the receiver's text may echo credentials (C113).
+ */
 function sinkStatuses(ctx: ServerContext): DependencyStatus[] {
   return (ctx.delivery?.deliverer.counters() ?? []).map((c) => ({
     name: `sink:${c.sink}`,
-    status: c.lastError === null ? 'ok' : 'unavailable',
+    status: c.lastStatus === null ? 'ok' : 'unavailable',
     target: c.kind,
-    ...(c.lastError !== null ? { problem: c.lastError } : {}),
+    ...(c.lastStatus !== null ? { problem: c.lastStatus } : {}),
   }));
 }
 

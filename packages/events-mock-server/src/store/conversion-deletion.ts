@@ -9,9 +9,14 @@ export interface DeletionTargets {
   clickIds: readonly string[];
 }
 
-/** What a deletion removed: stored events (and with them their dedup sightings), and request-log bodies. */
+/**
+ * What a deletion removed: stored events (and with them their dedup sightings and their outbox entries,
+ * pending or settled, so a deleted event is never delivered and never holds its account's delivery), and
+ * request-log bodies.
+ */
 export interface DeletionCounts {
   events: number;
+  outboxEntries: number;
   requestBodies: number;
 }
 

@@ -1,4 +1,4 @@
-import type { OutboxEntryStatus, OutboxState, OutboxStats, UpstreamResult } from './outbox.js';
+import type { OutboxBatch, OutboxEntryStatus, OutboxState, OutboxStats, UpstreamResult } from './outbox.js';
 
 /** A row of the inspector's outbox read, as both stores select it (C100). */
 export interface OutboxStatusRow {
@@ -47,4 +47,36 @@ export function statsOf<R extends { sink: string; state: OutboxState; n: number 
     bySink.set(r.sink, s);
   }
   return [...bySink.values()];
+}
+
+/** A claimed entry with its event, as both stores select it (ids are strings from pg's bigint). */
+export interface ClaimedRow<Id extends number | string = number | string> {
+  id: Id;
+  attempts: number;
+  event_name: string;
+  event_id: string;
+  event: string;
+}
+
+/** An account's claimed rows as batches of at most `size`, oldest first. */
+export function toBatches(
+  sink: string,
+  adAccountId: string,
+  rows: readonly ClaimedRow[],
+  size: number,
+): OutboxBatch[] {
+  const batches: OutboxBatch[] = [];
+  for (let i = 0; i < rows.length; i += size)
+    batches.push({
+      sink,
+      adAccountId,
+      entries: rows.slice(i, i + size).map((r) => ({
+        id: Number(r.id),
+        eventName: r.event_name,
+        eventId: r.event_id,
+        event: r.event,
+        attempts: r.attempts,
+      })),
+    });
+  return batches;
 }

@@ -12,13 +12,18 @@ export interface Outbox {
    */
   routeOutbox(routes: readonly OutboxRoute[]): Promise<void>;
   /**
-   * Leases up to `maxBatches` batches of a sink to `owner` until `now + leaseMs`: each batch holds the oldest
-   * pending entries of one ad account (at most `batchSize`), and only of an account whose oldest pending
-   * entry is due (its retry time reached) and not leased to anyone. So two deliverers never hold the same
-   * entry, and an account's entries go out in order (C100).
+   * Leases the oldest pending entries of up to `maxAccounts` ad accounts of a sink to `owner` until
+   * `now + leaseMs`, at most `batchSize * batchesPerAccount` of each account, answered as batches of at most
+   * `batchSize` (oldest first). Only accounts whose oldest pending entry is due (its retry time reached) and
+   * not leased to anyone are taken, the account with the oldest such entry first. So two deliverers never
+   * hold the same entry, and an account's entries go out in order (C100). An entry whose event is gone (a
+   * deletion of an earlier version that left it) is removed here, never answered and never in the way.
    */
   claimOutbox(claim: OutboxClaim): Promise<OutboxBatch[]>;
-  /** Settles entries leased to `owner`; entries whose lease passed to another owner are left alone. */
+  /**
+   * Settles entries of one account leased to `owner`; entries whose lease passed to another owner are left
+   * alone. Times are whole milliseconds (a fraction is rounded up).
+   */
   settleOutbox(owner: string, outcome: OutboxOutcome): Promise<void>;
   /** Puts dead entries back to pending, due now (of one sink or all); answers how many. */
   requeueDeadOutbox(now: number, sink?: string): Promise<number>;
@@ -42,7 +47,10 @@ export interface OutboxClaim {
   now: number;
   leaseMs: number;
   batchSize: number;
-  maxBatches: number;
+  /** Batches of one account in one claim, delivered one after the other. */
+  batchesPerAccount: number;
+  /** Accounts in one claim, delivered side by side. */
+  maxAccounts: number;
 }
 
 /** The entries of one ad account, oldest first, with the events as stored. */
@@ -70,12 +78,20 @@ export interface UpstreamResult {
   warning: string | null;
 }
 
+/** The entries settled are of one account (the stores find them by it and their ids). */
 export type OutboxOutcome =
   /** Given back unsent (the deliverer stops): claimable again at once, no attempt counted. */
-  | { kind: 'released'; ids: readonly number[] }
-  | { kind: 'delivered'; ids: readonly number[]; now: number; results?: readonly (UpstreamResult | null)[] }
+  | { kind: 'released'; adAccountId: string; ids: readonly number[] }
+  | {
+      kind: 'delivered';
+      adAccountId: string;
+      ids: readonly number[];
+      now: number;
+      results?: readonly (UpstreamResult | null)[];
+    }
   | {
       kind: 'failed';
+      adAccountId: string;
       ids: readonly number[];
       now: number;
       error: string;

@@ -8,7 +8,13 @@ import type {
   OutboxState,
   OutboxStats,
 } from './outbox.js';
-import { type OutboxStatusRow, statsOf, toEntryStatus } from './outbox-rows.js';
+import {
+  type ClaimedRow,
+  type OutboxStatusRow,
+  statsOf,
+  toBatches,
+  toEntryStatus,
+} from './outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.
@@ -51,62 +57,71 @@ export class SqliteOutbox {
     const s = this.#s;
     return this.#db
       .transaction(() => {
+        // C100 ordering: an account waits while its oldest entry is leased or waits for its retry. Of the
+        // accounts that do not, the one whose head is oldest goes first, so no account starves another.
+        const heads = (s.accounts.pluck().all({ sink: c.sink }) as (string | null)[])
+          .filter((a): a is string => a !== null)
+          .map((account) => ({ account, ...(s.head.get(c.sink, account) as Head) }))
+          .filter((h) => h.next_at <= c.now && (h.lease_until === null || h.lease_until <= c.now))
+          .sort((a, b) => a.id - b.id)
+          .slice(0, c.maxAccounts);
         const batches: OutboxBatch[] = [];
-        for (const account of s.accounts.pluck().all(c.sink) as string[]) {
-          if (batches.length >= c.maxBatches) break;
-          const head = s.head.get(c.sink, account) as { next_at: number; lease_until: number | null };
-          // C100 ordering: an account waits while its oldest entry is leased or waits for its retry.
-          if (head.next_at > c.now || (head.lease_until !== null && head.lease_until > c.now)) continue;
-          const rows = s.take.all(c.sink, account, c.batchSize) as {
-            id: number;
-            attempts: number;
-            event_name: string;
-            event_id: string;
-            event: string;
-          }[];
+        for (const { account } of heads) {
+          const rows = this.#take(c.sink, account, c.batchSize * c.batchesPerAccount);
           if (!rows.length) continue;
-          const first = (rows[0] as { id: number }).id;
-          const last = (rows[rows.length - 1] as { id: number }).id;
-          s.lease.run(c.owner, c.now + c.leaseMs, c.sink, account, first, last);
-          batches.push({
-            sink: c.sink,
-            adAccountId: account,
-            entries: rows.map((r) => ({
-              id: r.id,
-              eventName: r.event_name,
-              eventId: r.event_id,
-              event: r.event,
-              attempts: r.attempts,
-            })),
-          });
+          s.lease.run(c.owner, c.now + c.leaseMs, JSON.stringify(rows.map((r) => r.id)), account);
+          batches.push(...toBatches(c.sink, account, rows, c.batchSize));
         }
         return batches;
       })
       .immediate();
   }
 
+  /**
+   * The oldest pending entries of an account with their events. An entry whose event is gone is removed as
+   * it is met (files of version 4 may hold some: C112), so it never holds the account's head.
+   */
+  #take(sink: string, account: string, limit: number): TakenRow[] {
+    for (;;) {
+      const rows = this.#s.take.all(sink, account, limit) as (TakenRow | OrphanRow)[];
+      const orphans = rows.filter((r): r is OrphanRow => r.event === null).map((r) => r.id);
+      if (!orphans.length) return rows as TakenRow[];
+      this.#s.forgetIds.run(JSON.stringify(orphans), account);
+      const kept = rows.filter((r): r is TakenRow => r.event !== null);
+      if (kept.length) return kept;
+    }
+  }
+
+  /** Inside a deletion's transaction (C91, C112): every entry of the account's deleted events; how many. */
+  forget(adAccountId: string, eventSeqs: string): number {
+    return this.#s.forgetEvents.run(adAccountId, eventSeqs).changes;
+  }
+
   settle(owner: string, o: OutboxOutcome): void {
     const s = this.#s;
+    const ids = JSON.stringify(o.ids);
     this.#db
       .transaction(() => {
         if (o.kind === 'released') {
-          s.release.run(JSON.stringify(o.ids), owner);
+          s.release.run(ids, o.adAccountId, owner);
           return;
         }
         if (o.kind === 'failed') {
           s.failed.run({
             max: o.maxAttempts,
-            now: o.now,
+            now: Math.ceil(o.now),
             error: o.error,
-            retryAt: o.retryAt,
-            ids: JSON.stringify(o.ids),
+            retryAt: Math.ceil(o.retryAt),
+            ids,
+            account: o.adAccountId,
             owner,
           });
           return;
         }
+        const now = Math.ceil(o.now);
         o.ids.forEach((id, i) => {
           const r = o.results?.[i];
-          s.delivered.run(o.now, r ? JSON.stringify(r) : null, id, owner);
+          s.delivered.run(now, r ? JSON.stringify(r) : null, id, o.adAccountId, owner);
         });
       })
       .immediate();
@@ -130,6 +145,15 @@ export class SqliteOutbox {
   }
 }
 
+interface Head {
+  id: number;
+  next_at: number;
+  lease_until: number | null;
+}
+
+type TakenRow = ClaimedRow<number>;
+type OrphanRow = { id: number; event: null };
+
 function prepare(db: Db) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
@@ -137,32 +161,48 @@ function prepare(db: Db) {
       `INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at)
        SELECT ?, ?, value, ?, ?, 'pending', 0, ? FROM json_each(?)`,
     ),
-    accounts: p("SELECT DISTINCT ad_account_id FROM outbox WHERE sink = ? AND state = 'pending'"),
-    head: p(
-      "SELECT next_at, lease_until FROM outbox WHERE sink = ? AND state = 'pending' AND ad_account_id = ? ORDER BY id LIMIT 1",
+    // The accounts with pending entries, one index probe each (a skip scan), however many entries they have.
+    accounts: p(
+      `WITH RECURSIVE a(acct) AS (
+         SELECT (SELECT ad_account_id FROM outbox WHERE sink = @sink AND state = 'pending' ORDER BY ad_account_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT ad_account_id FROM outbox WHERE sink = @sink AND state = 'pending' AND ad_account_id > a.acct
+                 ORDER BY ad_account_id LIMIT 1)
+         FROM a WHERE a.acct IS NOT NULL
+       ) SELECT acct FROM a`,
     ),
+    head: p(
+      "SELECT id, next_at, lease_until FROM outbox WHERE sink = ? AND state = 'pending' AND ad_account_id = ? ORDER BY id LIMIT 1",
+    ),
+    // Every join names the account as well as the seq (C112).
     take: p(
-      `SELECT o.id, o.attempts, e.event_name, e.event_id, e.event FROM outbox o JOIN events e ON e.seq = o.event_seq
+      `SELECT o.id, o.attempts, e.event_name, e.event_id, e.event FROM outbox o
+       LEFT JOIN events e ON e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq
        WHERE o.sink = ? AND o.state = 'pending' AND o.ad_account_id = ? ORDER BY o.id LIMIT ?`,
     ),
     lease: p(
       `UPDATE outbox SET lease_owner = ?, lease_until = ?
-       WHERE sink = ? AND state = 'pending' AND ad_account_id = ? AND id BETWEEN ? AND ?`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND ad_account_id = ?`,
+    ),
+    forgetIds: p('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?)) AND ad_account_id = ?'),
+    forgetEvents: p(
+      'DELETE FROM outbox WHERE ad_account_id = ? AND event_seq IN (SELECT value FROM json_each(?))',
     ),
     delivered: p(
       `UPDATE outbox SET state = 'delivered', attempts = attempts + 1, settled_at = ?, result = ?,
          last_error = NULL, lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND lease_owner = ? AND state = 'pending'`,
+       WHERE id = ? AND ad_account_id = ? AND lease_owner = ? AND state = 'pending'`,
     ),
     failed: p(
       `UPDATE outbox SET attempts = attempts + 1,
          state = CASE WHEN attempts + 1 >= @max THEN 'dead' ELSE 'pending' END,
          settled_at = @now, last_error = @error, next_at = @retryAt, lease_owner = NULL, lease_until = NULL
-       WHERE id IN (SELECT value FROM json_each(@ids)) AND lease_owner = @owner AND state = 'pending'`,
+       WHERE id IN (SELECT value FROM json_each(@ids)) AND ad_account_id = @account AND lease_owner = @owner
+         AND state = 'pending'`,
     ),
     release: p(
       `UPDATE outbox SET lease_owner = NULL, lease_until = NULL
-       WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND state = 'pending'`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND ad_account_id = ? AND lease_owner = ? AND state = 'pending'`,
     ),
     requeue: p(
       `UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?, settled_at = NULL
@@ -175,7 +215,8 @@ function prepare(db: Db) {
     prune: p("DELETE FROM outbox WHERE state = 'delivered' AND settled_at < ?"),
     ofRequest: p(
       `SELECT o.sink, e.event_name, e.event_id, o.state, o.attempts, o.last_error, o.next_at, o.settled_at, o.result
-       FROM outbox o JOIN events e ON e.seq = o.event_seq WHERE o.request_id = ? ORDER BY o.id`,
+       FROM outbox o JOIN events e ON e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq
+       WHERE o.request_id = ? ORDER BY o.id`,
     ),
   };
 }

@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
@@ -10,6 +10,87 @@ export const UPGRADE_TO_3_SQL = `
 PRAGMA secure_delete = ON;
 DELETE FROM request_log;
 PRAGMA secure_delete = OFF;
+`;
+
+/**
+ * Version 5 (decision 0041): events.seq and outbox.id never go back. Without AUTOINCREMENT, SQLite gives a
+ * new row the largest rowid plus one, so deleting the newest events (C91) handed their seqs to the next
+ * events stored, of any account, and an outbox entry naming a deleted event then named another one.
+ */
+function eventsTable(): string {
+  return `CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  ad_account_id TEXT NOT NULL,
+  event_name TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  event_time INTEGER NOT NULL,
+  received_at INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  usage TEXT NOT NULL,
+  dedup_status TEXT NOT NULL,
+  duplicates INTEGER NOT NULL,
+  event TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_account ON events (ad_account_id, seq);
+CREATE INDEX IF NOT EXISTS events_by_key ON events (ad_account_id, event_id, event_name);`;
+}
+
+/**
+ * Version 4. C100: the delivery outbox, one entry per stored event and sink covering its account, written in
+ * the batch's transaction only while a sink is configured. The event itself is read from events when claimed,
+ * by its account and seq.
+ */
+function outboxTable(): string {
+  return `CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  sink TEXT NOT NULL,
+  ad_account_id TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  last_error TEXT,
+  result TEXT,
+  settled_at INTEGER
+);
+-- Claims (the oldest pending entries of an account), depth and dead counts.
+CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox (sink, state, ad_account_id, id);
+-- The inspector's delivery status of a request's events.
+CREATE INDEX IF NOT EXISTS outbox_by_request ON outbox (request_id);
+-- Retention: the delivered entries settled before a time, without reading the others.
+CREATE INDEX IF NOT EXISTS outbox_delivered ON outbox (settled_at) WHERE state = 'delivered';`;
+}
+
+/** Whether a file's table was made before version 5 (its seqs may go back). */
+export const REUSES_IDS_SQL =
+  "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'outbox') AND sql NOT LIKE '%AUTOINCREMENT%'";
+
+/**
+ * From a file of versions 1-4: both tables rebuilt with AUTOINCREMENT, in one transaction. The outbox
+ * entries that name no event of their account and request (deleted, or a seq since taken by another event)
+ * are removed: delivering them would send what was deleted, or another account's event.
+ */
+export const UPGRADE_TO_5_SQL = `
+BEGIN IMMEDIATE;
+DROP INDEX IF EXISTS events_by_account;
+DROP INDEX IF EXISTS events_by_key;
+ALTER TABLE events RENAME TO events_v4;
+${eventsTable()}
+INSERT INTO events SELECT * FROM events_v4;
+DROP TABLE events_v4;
+DROP INDEX IF EXISTS outbox_by_state;
+DROP INDEX IF EXISTS outbox_by_request;
+ALTER TABLE outbox RENAME TO outbox_v4;
+${outboxTable()}
+INSERT INTO outbox SELECT * FROM outbox_v4 o WHERE EXISTS (
+  SELECT 1 FROM events e WHERE e.seq = o.event_seq AND e.ad_account_id = o.ad_account_id AND e.request_id = o.request_id
+);
+DROP TABLE outbox_v4;
+COMMIT;
 `;
 
 /**
@@ -59,21 +140,7 @@ CREATE TABLE IF NOT EXISTS custom_event_types (
 );
 -- C11: processed, non-test events as accepted. The second index is also the dedup index of C6: the stored
 -- rows of a key within the window are its earlier sightings, so no separate dedup table has to be written.
-CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY,
-  ad_account_id TEXT NOT NULL,
-  event_name TEXT NOT NULL,
-  event_id TEXT NOT NULL,
-  event_time INTEGER NOT NULL,
-  received_at INTEGER NOT NULL,
-  request_id TEXT NOT NULL,
-  usage TEXT NOT NULL,
-  dedup_status TEXT NOT NULL,
-  duplicates INTEGER NOT NULL,
-  event TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_account ON events (ad_account_id, seq);
-CREATE INDEX IF NOT EXISTS events_by_key ON events (ad_account_id, event_id, event_name);
+${eventsTable()}
 -- C6: events seen by the service's own tracking tag (admin API); seen_at is their event_time.
 CREATE TABLE IF NOT EXISTS tag_events (
   ad_account_id TEXT NOT NULL,
@@ -135,26 +202,5 @@ CREATE TABLE IF NOT EXISTS timeline_counts (
   count INTEGER NOT NULL,
   PRIMARY KEY (ad_account_id, hour, code)
 ) WITHOUT ROWID;
--- Version 4. C100: the delivery outbox, one entry per stored event and sink covering its account, written in
--- the batch's transaction only while a sink is configured. The event itself is read from events when claimed.
-CREATE TABLE IF NOT EXISTS outbox (
-  id INTEGER PRIMARY KEY,
-  sink TEXT NOT NULL,
-  ad_account_id TEXT NOT NULL,
-  event_seq INTEGER NOT NULL,
-  request_id TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  state TEXT NOT NULL,
-  attempts INTEGER NOT NULL,
-  next_at INTEGER NOT NULL,
-  lease_owner TEXT,
-  lease_until INTEGER,
-  last_error TEXT,
-  result TEXT,
-  settled_at INTEGER
-);
--- Claims (the oldest pending entries of an account), depth and dead counts.
-CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox (sink, state, ad_account_id, id);
--- The inspector's delivery status of a request's events.
-CREATE INDEX IF NOT EXISTS outbox_by_request ON outbox (request_id);
+${outboxTable()}
 `;

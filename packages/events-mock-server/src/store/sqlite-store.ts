@@ -26,7 +26,13 @@ import {
 } from './request-log-rows.js';
 import { DedupLookup, sightingOfRow } from './sqlite-dedup.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
-import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_3_SQL } from './sqlite-schema.js';
+import {
+  REUSES_IDS_SQL,
+  SCHEMA_SQL,
+  SCHEMA_VERSION,
+  UPGRADE_TO_3_SQL,
+  UPGRADE_TO_5_SQL,
+} from './sqlite-schema.js';
 import {
   type AccountReportData,
   type BatchResult,
@@ -109,6 +115,8 @@ export class SqliteStore implements Store, Outbox {
       this.#db.pragma('cache_size = -16384');
       this.#db.exec(SCHEMA_SQL);
       if (version === 2) this.#db.exec(UPGRADE_TO_3_SQL);
+      // Version 5: seqs that never go back. Decided by the tables themselves (a file of any earlier version).
+      if ((this.#db.prepare(REUSES_IDS_SQL).pluck().get() as number) > 0) this.#db.exec(UPGRADE_TO_5_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);
@@ -261,17 +269,21 @@ export class SqliteStore implements Store, Outbox {
         const events = db
           .prepare('SELECT seq, event FROM events WHERE ad_account_id = ?')
           .all(adAccountId) as { seq: number; event: string }[];
+        const gone = events.filter((e) => eventMatches(e.event, t)).map((e) => e.seq);
+        const seqs = JSON.stringify(gone);
         // The events table is also the dedup index (C6): deleting a row removes its sighting.
-        const delEvent = db.prepare('DELETE FROM events WHERE seq = ?');
-        let n = 0;
-        for (const e of events) if (eventMatches(e.event, t)) n += delEvent.run(e.seq).changes;
+        const n = db
+          .prepare('DELETE FROM events WHERE ad_account_id = ? AND seq IN (SELECT value FROM json_each(?))')
+          .run(adAccountId, seqs).changes;
+        // Their outbox entries, in every state: a deleted event is never delivered and never waits (C112).
+        const o = this.#outbox.forget(adAccountId, seqs);
         const bodies = db
           .prepare('SELECT seq, body FROM request_log WHERE ad_account_id = ? AND body IS NOT NULL')
           .all(adAccountId) as { seq: number; body: string | Uint8Array }[];
         const dropBody = db.prepare('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ?');
         let b = 0;
         for (const r of bodies) if (bodyMatches(r.body, t)) b += dropBody.run(r.seq).changes;
-        return { events: n, requestBodies: b };
+        return { events: n, outboxEntries: o, requestBodies: b };
       })
       .immediate();
   }

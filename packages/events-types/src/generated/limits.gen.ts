@@ -77,10 +77,16 @@ export const LIMITS = {
       description: 'Most user_emails, and most epiks, in one conversion deletion request.',
       source: 'C91',
     },
+    delivery_batches_per_claim: {
+      value: 8,
+      unit: 'count',
+      description: 'Default number of batches of one ad account leased in one claim and delivered one after the other, so a deep outbox drains without a claim per batch (delivery.batches_per_claim).',
+      source: 'C114',
+    },
     delivery_concurrency: {
       value: 4,
       unit: 'count',
-      description: 'Default number of batches of one sink in flight at once, each of a different ad account (delivery.concurrency).',
+      description: 'Default number of ad accounts of one sink delivered side by side, each with one batch in flight at a time (delivery.concurrency).',
       source: 'C100',
     },
     delivery_lease_seconds: {

@@ -6,7 +6,7 @@
  * created_at of custom event types (Unix seconds, as answered), as in the SQLite store.
  */
 import { INGEST_SCHEMA_SQL } from './migration-ingest.js';
-import { OUTBOX_MIGRATION_SQL } from './outbox/outbox-sql.js';
+import { OUTBOX_INDEX_MIGRATION_SQL, OUTBOX_MIGRATION_SQL } from './outbox/outbox-sql.js';
 
 export interface Migration {
   version: number;
@@ -257,4 +257,5 @@ TRUNCATE request_log;
   },
   { version: 4, name: 'ingest-shaped events and sightings, partitioned by time', sql: INGEST_SCHEMA_SQL },
   { version: 5, name: 'delivery outbox (C100)', sql: OUTBOX_MIGRATION_SQL },
+  { version: 6, name: 'outbox claims by index, entries of deleted events removed (C112, C114)', sql: OUTBOX_INDEX_MIGRATION_SQL },
 ];

@@ -7,6 +7,7 @@ import {
   type DeletionTargets,
   eventMatches,
 } from '../conversion-deletion.js';
+import { PgOutbox } from './outbox/pg-outbox.js';
 
 export async function deleteConversionsTx(
   c: pg.PoolClient,
@@ -23,6 +24,7 @@ export async function deleteConversionsTx(
     adAccountId,
   ]);
   const gone = events.rows.filter((e) => eventMatches(e.event, t));
+  let outboxEntries = 0;
   if (gone.length) {
     const seqs = gone.map((e) => e.seq);
     // C91 keeps the reports' counts, which are derived from the stored events since migration 4 (C80): the
@@ -45,6 +47,8 @@ export async function deleteConversionsTx(
       adAccountId,
       seqs,
     ]);
+    // Their outbox entries, in every state: a deleted event is never delivered and never waits (C112).
+    outboxEntries = await PgOutbox.forgetEvents(c, adAccountId, seqs);
   }
   const bodies = await c.query<{ seq: string; body: string }>(
     'SELECT seq, body FROM request_log WHERE ad_account_id = $1 AND body IS NOT NULL FOR UPDATE',
@@ -56,5 +60,5 @@ export async function deleteConversionsTx(
       'UPDATE request_log SET body = NULL, body_bytes = 0 WHERE ad_account_id = $1 AND seq = ANY($2::bigint[])',
       [adAccountId, dropped],
     );
-  return { events: gone.length, requestBodies: dropped.length };
+  return { events: gone.length, outboxEntries, requestBodies: dropped.length };
 }

@@ -9,10 +9,18 @@ import type {
   OutboxState,
   OutboxStats,
 } from '../../outbox.js';
-import { type OutboxStatusRow, statsOf, toEntryStatus } from '../../outbox-rows.js';
+import {
+  type ClaimedRow as Row,
+  type OutboxStatusRow,
+  statsOf,
+  toBatches,
+  toEntryStatus,
+} from '../../outbox-rows.js';
 import {
   CLAIM_ACCOUNTS,
   CLAIM_BATCH,
+  FORGET_EVENTS,
+  FORGET_IDS,
   OF_REQUEST,
   PRUNE,
   RELEASE,
@@ -28,6 +36,9 @@ import {
  * instances share it: a claim locks each account it takes (advisory lock) and its rows (FOR UPDATE SKIP
  * LOCKED) for the claim's transaction, then the lease keeps them.
  */
+type ClaimedRow = Row<string>;
+type OrphanRow = { id: string; event: null };
+
 export class PgOutbox implements Outbox {
   readonly #pool: pg.Pool;
   #routes: readonly OutboxRoute[] = [];
@@ -51,28 +62,25 @@ export class PgOutbox implements Outbox {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
-      const accounts = (await client.query(CLAIM_ACCOUNTS, [c.sink, c.now, c.maxBatches])).rows as {
+      const now = Math.floor(c.now);
+      const accounts = (await client.query(CLAIM_ACCOUNTS, [c.sink, now, c.maxAccounts])).rows as {
         ad_account_id: string;
       }[];
       const batches: OutboxBatch[] = [];
       for (const { ad_account_id: account } of accounts) {
-        const rows = (
-          await client.query(CLAIM_BATCH, [c.sink, account, c.now, c.batchSize, c.owner, c.leaseMs])
-        ).rows as { id: string; attempts: number; event_name: string; event_id: string; event: string }[];
-        if (!rows.length) continue;
-        // RETURNING gives no order: the batch goes out oldest first.
-        rows.sort((a, b) => Number(a.id) - Number(b.id));
-        batches.push({
-          sink: c.sink,
-          adAccountId: account,
-          entries: rows.map((r) => ({
-            id: Number(r.id),
-            attempts: r.attempts,
-            eventName: r.event_name,
-            eventId: r.event_id,
-            event: r.event,
-          })),
-        });
+        const args = [c.sink, account, now, c.batchSize * c.batchesPerAccount, c.owner, Math.ceil(c.leaseMs)];
+        for (;;) {
+          const rows = (await client.query(CLAIM_BATCH, args)).rows as (ClaimedRow | OrphanRow)[];
+          // Entries whose event is gone (left by a deletion of an earlier version, C112): removed, and the
+          // account claimed on from the next entry, so they never hold its head.
+          const orphans = rows.filter((r) => r.event === null).map((r) => r.id);
+          if (orphans.length) await client.query(FORGET_IDS, [account, orphans]);
+          const kept = rows.filter((r): r is ClaimedRow => r.event !== null);
+          if (kept.length || !orphans.length) {
+            batches.push(...toBatches(c.sink, account, kept, c.batchSize));
+            break;
+          }
+        }
       }
       await client.query('COMMIT');
       return batches;
@@ -84,16 +92,31 @@ export class PgOutbox implements Outbox {
     }
   }
 
+  /** Deletes the entries of an account's deleted events, in the deletion's transaction (C112). */
+  static async forgetEvents(client: pg.PoolClient, adAccountId: string, seqs: readonly string[]): Promise<number> {
+    return (await client.query(FORGET_EVENTS, [adAccountId, seqs])).rowCount ?? 0;
+  }
+
   async settleOutbox(owner: string, o: OutboxOutcome): Promise<void> {
-    if (o.kind === 'released') await this.#pool.query(RELEASE, [o.ids, owner]);
+    if (o.kind === 'released') await this.#pool.query(RELEASE, [o.ids, owner, o.adAccountId]);
     else if (o.kind === 'failed')
-      await this.#pool.query(SETTLE_FAILED, [o.maxAttempts, o.now, o.error, o.retryAt, o.ids, owner]);
+      // bigint columns: a fractional time (a jittered retry) is refused by PostgreSQL, so times are whole ms.
+      await this.#pool.query(SETTLE_FAILED, [
+        o.maxAttempts,
+        Math.ceil(o.now),
+        o.error,
+        Math.ceil(o.retryAt),
+        o.ids,
+        owner,
+        o.adAccountId,
+      ]);
     else
       await this.#pool.query(SETTLE_DELIVERED, [
-        o.now,
+        Math.ceil(o.now),
         o.ids,
         o.ids.map((_, i) => (o.results?.[i] ? JSON.stringify(o.results[i]) : null)),
         owner,
+        o.adAccountId,
       ]);
   }
 

@@ -1,0 +1,205 @@
+// pnpm bench:delivery (and the end of pnpm bench): does the outbox drain as fast as it fills (C100, issue
+// 34)? The service runs with a Conversions API sink to a healthy upstream on the same box (upstream-server.mjs,
+// its own process: it parses each batch and answers a result per event, as Pinterest does). autocannon sends
+// events at the store's full speed for BENCH_DELIVERY_DURATION seconds (default 15), 10 connections, in
+// 100- and 1000-event requests, on SQLite and PostgreSQL. Every second the bench reads what was accepted
+// (answers of 200) and what the upstream received; the outbox depth is their difference. After the load it
+// waits for the depth to return to zero and reads the outbox's own count of pending entries.
+//
+// Printed per store and size: events/s accepted and delivered during the load, delivered/accepted, the
+// depth at the load's end and at its highest, the seconds to drain after the load, and the depth second
+// by second. Target: delivered >= accepted, so the depth stays flat while the load goes on.
+//
+// Env: BENCH_DELIVERY_DURATION, BENCH_DELIVERY_SIZES (default 100,1000), BENCH_DELIVERY_STORES (default
+// sqlite,pg), BENCH_PG_URL (the PostgreSQL admin URL).
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { bodyParts } from './bench-body.js';
+import { createBenchDatabase, pgReachable } from './postgres.js';
+
+const DURATION = Number(process.env.BENCH_DELIVERY_DURATION ?? 15);
+const SIZES = (process.env.BENCH_DELIVERY_SIZES ?? '100,1000').split(',').map(Number);
+const STORES = (process.env.BENCH_DELIVERY_STORES ?? 'sqlite,pg').split(',');
+const CONNECTIONS = 10;
+const ACCOUNT = '549755885175';
+const ADMIN = 'bench-admin-token-0123456789';
+/** The longest wait for the outbox to drain after the load; a row that does not drain says so. */
+const DRAIN_LIMIT_S = 180;
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+
+interface Proc {
+  proc: ChildProcess;
+  url: string;
+}
+
+function spawn(script: string, env: Record<string, string>): Promise<Proc> {
+  const proc = fork(here(script), [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+    proc.once('message', (m: { url: string }) => resolve({ proc, url: m.url }));
+  });
+}
+
+function stop(p: Proc): Promise<void> {
+  return new Promise((r) => {
+    p.proc.removeAllListeners('exit');
+    p.proc.once('exit', () => r());
+    p.proc.send('stop');
+  });
+}
+
+function received(upstream: Proc): Promise<number> {
+  return new Promise((r) => {
+    upstream.proc.once('message', (m: { received: number }) => r(m.received));
+    upstream.proc.send('count');
+  });
+}
+
+async function pendingInOutbox(url: string): Promise<number> {
+  const r = await fetch(`${url}/admin/delivery`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const body = (await r.json()) as { sinks: { pending: number; dead: number }[] };
+  return body.sinks.reduce((n, s) => n + s.pending + s.dead, 0);
+}
+
+interface Row {
+  store: string;
+  size: number;
+  accepted: number;
+  delivered: number;
+  endDepth: number;
+  maxDepth: number;
+  drainS: number | null;
+  pendingAfter: number;
+  depths: number[];
+  errors: number;
+}
+
+let n = 0;
+async function row(store: string, size: number, storeEnv: Record<string, string>): Promise<Row> {
+  const upstream = await spawn('./upstream-server.mjs', {});
+  const server = await spawn('./mock-server.mjs', {
+    ...storeEnv,
+    BENCH_TOKENS: '1',
+    BENCH_FORWARD: upstream.url,
+    BENCH_FORWARD_TOKEN: 'bench-upstream-token-0123456789',
+    BENCH_ADMIN_TOKEN: ADMIN,
+  });
+  try {
+    const parts = bodyParts(size);
+    let accepted = 0;
+    let errors = 0;
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const load = autocannon(
+      {
+        url: server.url,
+        connections: CONNECTIONS,
+        duration: DURATION,
+        requests: [
+          {
+            method: 'POST',
+            path: `/v5/ad_accounts/${ACCOUNT}/events`,
+            headers: { 'content-type': 'application/json', authorization: 'Bearer bench-conversion-token-0' },
+            setupRequest: (req) => ({ ...req, body: parts.join(`d${process.pid}x${n++}`) }),
+          },
+        ],
+      },
+      () => done(),
+    );
+    load.on('response', (_client, status) => {
+      if (status === 200) accepted += size;
+      else errors++;
+    });
+    const depths: number[] = [];
+    const t0 = Date.now();
+    const sampler = setInterval(async () => {
+      depths.push(accepted - (await received(upstream)));
+    }, 1000);
+    await finished;
+    clearInterval(sampler);
+    const seconds = (Date.now() - t0) / 1000;
+    const deliveredAtEnd = await received(upstream);
+    const acceptedAtEnd = accepted;
+    const endDepth = acceptedAtEnd - deliveredAtEnd;
+    const drainStart = Date.now();
+    let drainS: number | null = null;
+    while ((Date.now() - drainStart) / 1000 < DRAIN_LIMIT_S) {
+      if ((await received(upstream)) >= acceptedAtEnd) {
+        drainS = (Date.now() - drainStart) / 1000;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The outbox's own count, after its deliverer settled the last batch.
+    await new Promise((r) => setTimeout(r, 500));
+    const pendingAfter = await pendingInOutbox(server.url);
+    return {
+      store,
+      size,
+      accepted: acceptedAtEnd / seconds,
+      delivered: deliveredAtEnd / seconds,
+      endDepth,
+      maxDepth: Math.max(endDepth, ...depths),
+      drainS,
+      pendingAfter,
+      depths,
+      errors,
+    };
+  } finally {
+    await stop(server);
+    await stop(upstream);
+  }
+}
+
+const rows: Row[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'ems-bench-delivery-'));
+const pgAdmin = STORES.includes('pg')
+  ? await pgReachable(process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
+  : null;
+try {
+  for (const size of SIZES)
+    for (const store of STORES) {
+      if (store === 'sqlite') {
+        const file = join(dir, `delivery-${size}.db`);
+        rows.push(await row('SQLite (synchronous=FULL)', size, { BENCH_DB: file }));
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      } else if (store === 'pg' && pgAdmin) {
+        const db = await createBenchDatabase(pgAdmin);
+        try {
+          rows.push(await row('PostgreSQL', size, { BENCH_STORE_URL: db.url }));
+        } finally {
+          await db.drop();
+        }
+      }
+      process.stderr.write(`delivery: ${store} at ${size} done\n`);
+    }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const fmt = (v: number, d = 0) =>
+  v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const out = [
+  `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ${DURATION} s of load per row; the upstream on the same box.`,
+  '',
+  '| events/request | store | accepted events/s | delivered events/s | delivered / accepted | depth at end of load | highest depth | s to drain after load | outbox pending after | errors |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map(
+    (r) =>
+      `| ${r.size} | ${r.store} | ${fmt(r.accepted)} | ${fmt(r.delivered)} | ${fmt(r.delivered / r.accepted, 2)} | ${fmt(r.endDepth)} | ${fmt(r.maxDepth)} | ${r.drainS === null ? `not in ${DRAIN_LIMIT_S}` : fmt(r.drainS, 1)} | ${fmt(r.pendingAfter)} | ${r.errors} |`,
+  ),
+  '',
+  'Outbox depth (accepted - received by the upstream) each second of the load:',
+  '',
+  ...rows.map((r) => `- ${r.store}, ${r.size} events/request: ${r.depths.map((d) => fmt(d)).join(' ')}`),
+];
+if (STORES.includes('pg') && !pgAdmin) out.push('', 'PostgreSQL did not answer: its rows are left out.');
+process.stdout.write(`${out.join('\n')}\n`);
