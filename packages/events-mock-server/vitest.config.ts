@@ -11,6 +11,7 @@ const ON_POSTGRES_TOO = [
   'test/accounts-and-tokens.test.ts',
   'test/custom-event-types.test.ts',
   'test/dedup-and-test-mode.test.ts',
+  'test/delivery-loop.test.ts',
   'test/faults.test.ts',
   'test/exports-and-sessions.test.ts',
   'test/integrator-corpus.test.ts',

@@ -40,4 +40,3 @@ export function bodyParts(size: number): string[] {
   }));
   return JSON.stringify({ data: events }).split(MARK);
 }
-

@@ -14,6 +14,7 @@ import {
   publishSink,
   type SinkConfig,
 } from './delivery/delivery-config.js';
+import { CREDENTIALS_PROBLEM, hasCredentials, withoutCredentials } from './delivery/sink-url.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE, ROUTES } from './generated/routes.gen.js';
 import { parseLimitsUrl } from './ratelimit/open-limiter.js';
 import { type RunningServer, type StartServerOptions, startServer } from './server.js';
@@ -118,7 +119,11 @@ function flagSinks(values: Flags): SinkConfig[] | { code: number; message: strin
   if (values.forward !== undefined) {
     if (!isUrl(values.forward, ['http:', 'https:']))
       return fail(
-        `--forward must be an http(s) URL such as https://api.pinterest.com; received ${values.forward}`,
+        `--forward must be an http(s) URL such as https://api.pinterest.com; received ${withoutCredentials(values.forward)}`,
+      );
+    if (hasCredentials(values.forward))
+      return fail(
+        `--forward ${CREDENTIALS_PROBLEM.replace('token_env or token_file', `the environment variable ${FORWARD_TOKEN_ENV}`)}; received ${withoutCredentials(values.forward)}`,
       );
     const account = values['forward-account'];
     const pattern = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);
@@ -130,7 +135,13 @@ function flagSinks(values: Flags): SinkConfig[] | { code: number; message: strin
   }
   if (values.publish !== undefined) {
     if (!isUrl(values.publish, ['nats:', 'tls:']))
-      return fail(`--publish must be a NATS URL such as nats://127.0.0.1:4222; received ${values.publish}`);
+      return fail(
+        `--publish must be a NATS URL such as nats://127.0.0.1:4222; received ${withoutCredentials(values.publish)}`,
+      );
+    if (hasCredentials(values.publish))
+      return fail(
+        `--publish must not hold a user name or password; received ${withoutCredentials(values.publish)}`,
+      );
     sinks.push(publishSink(values.publish));
   }
   return sinks;

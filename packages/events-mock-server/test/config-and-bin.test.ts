@@ -178,6 +178,15 @@ delivery:
     const alone = await runBin(['--forward-account', '1']);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--forward-account needs --forward URL');
+    // C113: a password in the URL is refused and never printed; the token goes in the environment.
+    const withPassword = await runBin(['--forward', 'https://user:hunter2-secret@upstream.example'], {
+      EVENTS_FORWARD_TOKEN: 'x'.repeat(20),
+    });
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toContain(
+      '--forward must not hold a user name or password: put the upstream token in the environment variable EVENTS_FORWARD_TOKEN; received https://***@upstream.example/',
+    );
+    expect(withPassword.stderr + withPassword.stdout).not.toContain('hunter2');
     const badNats = await runBin(['--publish', 'http://x']);
     expect(badNats.code).toBe(2);
     expect(badNats.stderr).toContain(

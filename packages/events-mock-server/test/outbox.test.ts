@@ -195,9 +195,17 @@ for (const impl of impls)
       await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
       await store.commitBatch(batch('1', 'r1', ['a']));
       const [held] = await claim(store, 'A', 2000);
-      await store.settleOutbox('B', { kind: 'released', adAccountId: '1', ids: held?.entries.map((e) => e.id) ?? [] });
+      await store.settleOutbox('B', {
+        kind: 'released',
+        adAccountId: '1',
+        ids: held?.entries.map((e) => e.id) ?? [],
+      });
       expect(await claim(store, 'B', 2001)).toEqual([]);
-      await store.settleOutbox('A', { kind: 'released', adAccountId: '1', ids: held?.entries.map((e) => e.id) ?? [] });
+      await store.settleOutbox('A', {
+        kind: 'released',
+        adAccountId: '1',
+        ids: held?.entries.map((e) => e.id) ?? [],
+      });
       const [again] = await claim(store, 'B', 2001);
       expect(again?.entries.map((e) => [e.eventId, e.attempts])).toEqual([['a', 0]]);
     });

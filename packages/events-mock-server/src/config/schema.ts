@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ACCESS_TIERS, CURRENCY_CODES, LIMITS, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
+import { CREDENTIALS_PROBLEM, hasCredentials, withoutCredentials } from '../delivery/sink-url.js';
 import { ROUTES } from '../generated/routes.gen.js';
 import { parseLimitsUrl } from '../ratelimit/open-limiter.js';
 import { REQUEST_LOG_BODIES } from '../requestlog/request-log.js';
@@ -159,18 +160,32 @@ const token = z.discriminatedUnion(
   },
 );
 
-/** A URL of one of `schemes` (such as https://api.pinterest.com or nats://127.0.0.1:4222). */
+/**
+ * A URL of one of `schemes` (such as https://api.pinterest.com or nats://127.0.0.1:4222), without a user
+ * name or password (C113).
+ */
 const urlOf = (schemes: readonly string[], example: string) =>
-  z.string({ error: missingOr(`must be a URL such as ${example}`) }).refine(
-    (v) => {
-      try {
-        return schemes.includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { error: missingOr(`must be a URL such as ${example}`) },
-  );
+  z
+    .string({ error: missingOr(`must be a URL such as ${example}`) })
+    .refine(
+      (v) => {
+        try {
+          return schemes.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      {
+        // Shown without credentials, which may sit in a URL of the wrong scheme too.
+        error: (iss) =>
+          missingOr(`must be a URL such as ${example}`)({
+            input: typeof iss.input === 'string' ? withoutCredentials(iss.input) : iss.input,
+          }),
+      },
+    )
+    .refine((v) => !hasCredentials(v), {
+      error: (iss) => `${CREDENTIALS_PROBLEM}; received ${withoutCredentials(String(iss.input))}`,
+    });
 
 const sinkCommon = {
   name: text().optional(),

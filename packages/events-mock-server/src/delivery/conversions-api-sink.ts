@@ -1,8 +1,8 @@
 import { HEADERS, JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 import type { OutboxBatch, UpstreamResult } from '../store/outbox.js';
 import { waitOf } from './backoff.js';
-import { describeHttpFailure, redactCredentials } from './sanitize.js';
 import type { ConversionsApiSinkConfig } from './delivery-config.js';
+import { describeHttpFailure, redactCredentials } from './sanitize.js';
 import type { Sink, SinkOutcome } from './sink.js';
 
 interface UpstreamAnswer {

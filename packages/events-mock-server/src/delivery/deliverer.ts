@@ -130,7 +130,11 @@ export class Deliverer {
           const rest = batches.slice(stop ? i : i + 1).flatMap((r) => r.entries.map((e) => e.id));
           if (rest.length)
             settling.push(
-              this.#outbox.settleOutbox(this.#owner, { kind: 'released', adAccountId: b.adAccountId, ids: rest }),
+              this.#outbox.settleOutbox(this.#owner, {
+                kind: 'released',
+                adAccountId: b.adAccountId,
+                ids: rest,
+              }),
             );
           return;
         }

@@ -43,7 +43,7 @@ export function describeHttpFailure(
   const head = `HTTP ${status}${statusText ? ` ${redactCredentials(statusText, secrets).slice(0, 40)}` : ''}`;
   // Redacted before it is cut, so half a token at the cut is never kept either.
   const excerpt = redactCredentials(body.slice(0, 4 * KEPT_BODY_CHARS), secrets)
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, KEPT_BODY_CHARS);

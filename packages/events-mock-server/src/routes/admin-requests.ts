@@ -58,19 +58,21 @@ async function earlierRequest(
 }
 
 /**
- * C100: the outbox entries of a request's stored events. A request's stored events are its processed events
- * that are no duplicate, in order, and each sink's entries follow that order: the k-th such item has the
- * k-th entry of every sink (the body need not be kept). Undefined without a sink, so the detail stays as it
- * was.
+ * C100: the outbox entries of a request's stored events (its processed events that are no duplicate). Each
+ * is found by its event's name and id when the body is kept. Without the body, the k-th stored item has the
+ * k-th entry of every sink, but only while the request still has an entry per stored event: after a deletion
+ * removed some (C112), position would show another event's delivery, so none is shown. Undefined without a
+ * sink, so the detail stays as it was.
  */
-async function deliveryOf(ctx: ServerContext, requestId: string) {
+async function deliveryOf(ctx: ServerContext, entry: RequestLogEntry) {
   const outbox = ctx.delivery?.outbox;
   if (!outbox) return undefined;
-  const bySink = new Map<string, EventDelivery[]>();
-  for (const e of await outbox.outboxOfRequest(requestId))
+  const bySink = new Map<string, (EventDelivery & { key: string })[]>();
+  for (const e of await outbox.outboxOfRequest(entry.requestId))
     bySink.set(e.sink, [
       ...(bySink.get(e.sink) ?? []),
       {
+        key: `${e.eventName}\u0000${e.eventId}`,
         sink: e.sink,
         state: e.state,
         attempts: e.attempts,
@@ -84,17 +86,30 @@ async function deliveryOf(ctx: ServerContext, requestId: string) {
         },
       },
     ]);
+  const storedItems = entry.items.filter((i) => i.status === 'processed' && !i.duplicateOf).length;
+  const whole = [...bySink.values()].every((rows) => rows.length === storedItems);
   let stored = 0;
-  return (item: RequestLogItem): EventDelivery[] => {
+  return (item: RequestLogItem, event: unknown): EventDelivery[] => {
     if (item.status !== 'processed' || item.duplicateOf) return [];
     const k = stored++;
-    return [...bySink.values()].flatMap((rows) => (rows[k] ? [rows[k]] : []));
+    const e = event as { event_name?: unknown; event_id?: unknown } | null;
+    const pick =
+      e && typeof e.event_name === 'string' && typeof e.event_id === 'string'
+        ? (rows: (EventDelivery & { key: string })[]) =>
+            rows.find((r) => r.key === `${e.event_name}\u0000${e.event_id}`)
+        : (rows: (EventDelivery & { key: string })[]) => (whole ? rows[k] : undefined);
+    return [...bySink.values()].flatMap((rows) => {
+      const r = pick(rows);
+      if (!r) return [];
+      const { key: _key, ...delivery } = r;
+      return [delivery];
+    });
   };
 }
 
 async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
   const events = eventsOf(entry);
-  const delivery = await deliveryOf(ctx, entry.requestId);
+  const delivery = await deliveryOf(ctx, entry);
   const items = [];
   for (const i of entry.items) {
     const d = i.duplicateOf;
@@ -115,7 +130,7 @@ async function detailJson(ctx: ServerContext, entry: RequestLogEntry) {
         : null,
       // Computed when read, from the spec's markings of the running version (C67).
       match_quality: event === null ? null : matchQuality(event),
-      ...(delivery ? { delivery: delivery(i) } : {}),
+      ...(delivery ? { delivery: delivery(i, event) } : {}),
     });
   }
   return {

@@ -8,13 +8,7 @@ import type {
   OutboxState,
   OutboxStats,
 } from './outbox.js';
-import {
-  type ClaimedRow,
-  type OutboxStatusRow,
-  statsOf,
-  toBatches,
-  toEntryStatus,
-} from './outbox-rows.js';
+import { type ClaimedRow, type OutboxStatusRow, statsOf, toBatches, toEntryStatus } from './outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.

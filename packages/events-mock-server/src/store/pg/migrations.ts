@@ -257,5 +257,9 @@ TRUNCATE request_log;
   },
   { version: 4, name: 'ingest-shaped events and sightings, partitioned by time', sql: INGEST_SCHEMA_SQL },
   { version: 5, name: 'delivery outbox (C100)', sql: OUTBOX_MIGRATION_SQL },
-  { version: 6, name: 'outbox claims by index, entries of deleted events removed (C112, C114)', sql: OUTBOX_INDEX_MIGRATION_SQL },
+  {
+    version: 6,
+    name: 'outbox claims by index, entries of deleted events removed (C112, C114)',
+    sql: OUTBOX_INDEX_MIGRATION_SQL,
+  },
 ];

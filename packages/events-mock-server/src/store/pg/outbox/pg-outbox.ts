@@ -10,8 +10,8 @@ import type {
   OutboxStats,
 } from '../../outbox.js';
 import {
-  type ClaimedRow as Row,
   type OutboxStatusRow,
+  type ClaimedRow as Row,
   statsOf,
   toBatches,
   toEntryStatus,
@@ -93,7 +93,11 @@ export class PgOutbox implements Outbox {
   }
 
   /** Deletes the entries of an account's deleted events, in the deletion's transaction (C112). */
-  static async forgetEvents(client: pg.PoolClient, adAccountId: string, seqs: readonly string[]): Promise<number> {
+  static async forgetEvents(
+    client: pg.PoolClient,
+    adAccountId: string,
+    seqs: readonly string[],
+  ): Promise<number> {
     return (await client.query(FORGET_EVENTS, [adAccountId, seqs])).rowCount ?? 0;
   }
 
