@@ -20,6 +20,15 @@ export interface SinkCounters {
   lastStatus: string | null;
 }
 
+/** What the server reads of delivery: the counters per sink, and a stop (in this thread or its own). */
+export interface DeliveryRunner {
+  counters(): SinkCounters[];
+  close(): Promise<void>;
+}
+
+/** The deliverer logs warnings only: in its own thread they are relayed to the server's logger. */
+export type DeliveryLog = Pick<Logger, 'warn'>;
+
 /**
  * Runs one loop per sink (C100, C114): claim the due entries of up to `concurrency` accounts under a lease,
  * up to `batchesPerClaim` batches of each; deliver the accounts side by side and each account's batches one
@@ -27,11 +36,11 @@ export interface SinkCounters {
  * time. A delivered batch is settled while the next one is on its way. Several instances on the same store
  * share the work through the leases.
  */
-export class Deliverer {
+export class Deliverer implements DeliveryRunner {
   readonly #outbox: Outbox;
   readonly #sinks: Sink[];
   readonly #c: DeliveryConfig;
-  readonly #log: Logger;
+  readonly #log: DeliveryLog;
   readonly #now: () => number;
   /** The lease owner of this process: a fresh id, so a restarted process never settles a dead one's claims. */
   readonly #owner = randomUUID();
@@ -40,7 +49,13 @@ export class Deliverer {
   readonly #counters = new Map<string, SinkCounters>();
   #lastPrune = 0;
 
-  constructor(outbox: Outbox, sinks: Sink[], c: DeliveryConfig, log: Logger, now: () => number = Date.now) {
+  constructor(
+    outbox: Outbox,
+    sinks: Sink[],
+    c: DeliveryConfig,
+    log: DeliveryLog,
+    now: () => number = Date.now,
+  ) {
     this.#outbox = outbox;
     this.#sinks = sinks;
     this.#c = c;
@@ -166,15 +181,20 @@ export class Deliverer {
     // Whole milliseconds: the stores keep times as integers (C113).
     const now = Math.ceil(this.#now());
     if (outcome.ok) {
+      // After the settlements before it, so an account's entries are settled in the order they were sent.
+      const before = settling.at(-1) ?? Promise.resolve();
       settling.push(
-        this.#outbox
-          .settleOutbox(this.#owner, {
-            kind: 'delivered',
-            adAccountId,
-            ids,
-            now,
-            ...(outcome.results ? { results: outcome.results } : {}),
-          })
+        before
+          .catch(() => {})
+          .then(() =>
+            this.#outbox.settleOutbox(this.#owner, {
+              kind: 'delivered',
+              adAccountId,
+              ids,
+              now,
+              ...(outcome.results ? { results: outcome.results } : {}),
+            }),
+          )
           .then(() => {
             counters.delivered += ids.length;
             counters.lastError = null;

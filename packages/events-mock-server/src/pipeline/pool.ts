@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { LIMITS } from '@org/events-types';
 import type { ValidationContext } from '@org/events-validators';
+import { startWorker } from '../core/start-worker.js';
 import { fromWire, type WirePrepared } from './event-wire.js';
 import { type Prepared, prepareBatch } from './prepare.js';
 
@@ -36,22 +35,8 @@ interface Slot {
   idle: NodeJS.Timeout;
 }
 
-const here = import.meta.url;
-/**
- * Built (dist), the worker is plain JavaScript. From source (tests, tsx), it is TypeScript: a small eval'd
- * bootstrap registers tsx in the thread before importing it (Node 20 does not apply `--import` loaders to
- * a worker's entry), with the workspace's source condition.
- */
-function startWorker(): Worker {
-  if (!here.endsWith('.ts')) return new Worker(new URL('./validation-worker.js', here));
-  // The ESM entry of tsx's API (the CommonJS one resolves its loader wrongly from an eval'd worker).
-  const tsx = createRequire(here)
-    .resolve('tsx/esm/api')
-    .replace(/\.cjs$/, '.mjs');
-  const entry = new URL('./validation-worker.ts', here).href;
-  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, execArgv: ['--conditions=@org/source'] });
-}
+/** The validation thread (core/start-worker.ts says how it boots from source). */
+const startValidationWorker = (): Worker => startWorker(import.meta.url, 'validation-worker');
 
 /**
  * Runs prepareBatch inline for small bodies and in a pool of worker threads for large ones. Threads start
@@ -134,7 +119,7 @@ export class ValidationPool {
   }
 
   #spawn(): Slot {
-    const worker = startWorker();
+    const worker = startValidationWorker();
     // Idle threads must not keep the process alive (integrators' test runners exit on their own).
     worker.unref();
     // An idle thread holds its heap (tens of MB after large batches): it exits, and RSS returns (C59, C76).

