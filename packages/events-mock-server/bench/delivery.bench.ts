@@ -36,8 +36,12 @@ interface Proc {
   url: string;
 }
 
-function spawn(script: string, env: Record<string, string>): Promise<Proc> {
+/** BENCH_DELIVERY_PROFILE=dir: V8 CPU profiles of the server (every thread) into dir/<store>-<size>/. */
+const PROFILE = process.env.BENCH_DELIVERY_PROFILE;
+
+function spawn(script: string, env: Record<string, string>, profileDir?: string): Promise<Proc> {
   const proc = fork(here(script), [], {
+    execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -85,13 +89,17 @@ interface Row {
 let n = 0;
 async function row(store: string, size: number, storeEnv: Record<string, string>): Promise<Row> {
   const upstream = await spawn('./upstream-server.mjs', {});
-  const server = await spawn('./mock-server.mjs', {
-    ...storeEnv,
-    BENCH_TOKENS: '1',
-    BENCH_FORWARD: upstream.url,
-    BENCH_FORWARD_TOKEN: 'bench-upstream-token-0123456789',
-    BENCH_ADMIN_TOKEN: ADMIN,
-  });
+  const server = await spawn(
+    './mock-server.mjs',
+    {
+      ...storeEnv,
+      BENCH_TOKENS: '1',
+      BENCH_FORWARD: upstream.url,
+      BENCH_FORWARD_TOKEN: 'bench-upstream-token-0123456789',
+      BENCH_ADMIN_TOKEN: ADMIN,
+    },
+    PROFILE ? join(PROFILE, `${store.split(' ')[0]}-${size}`) : undefined,
+  );
   try {
     const parts = bodyParts(size);
     let accepted = 0;

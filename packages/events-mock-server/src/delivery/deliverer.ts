@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Outbox, OutboxBatch } from '../store/outbox.js';
+import type { Outbox, OutboxBatch, OutboxOutcome, UpstreamResult } from '../store/outbox.js';
 import { retryDelay } from './backoff.js';
 import type { DeliveryConfig } from './delivery-config.js';
 import type { Sink } from './sink.js';
@@ -125,84 +125,63 @@ export class Deliverer implements DeliveryRunner {
   }
 
   /**
-   * One account's batches of a claim, in order. After a failure, or when the lease has less time left than
-   * a delivery may take (another deliverer could claim the rest and send it too), the rest goes back unsent
-   * and uncounted. Rejects only when the store does; the leases then run out.
+   * One account's batches of a claim, in order, then one settlement of them all (C114): what was delivered,
+   * a failure, and the rest given back unsent and uncounted. The rest goes back after a failure, and when
+   * the lease has less time left than a delivery may take (another deliverer could claim it and send it
+   * too) or the receiver asked for a pause. Rejects only when the store does; the leases then run out.
    */
   async #deliverAccount(sink: Sink, batches: readonly OutboxBatch[], leaseUntil: number): Promise<void> {
-    const settling: Promise<void>[] = [];
-    try {
-      for (let i = 0; i < batches.length; i++) {
-        const b = batches[i] as OutboxBatch;
-        const now = this.#now();
-        const stop =
-          i > 0 &&
-          (this.#stop.signal.aborted ||
-            now + this.#c.timeoutSeconds * 1000 > leaseUntil ||
-            sink.pausedUntil() > now);
-        const sent = stop ? false : await this.#deliver(sink, b, settling);
-        if (!sent) {
-          const rest = batches.slice(stop ? i : i + 1).flatMap((r) => r.entries.map((e) => e.id));
-          if (rest.length)
-            settling.push(
-              this.#outbox.settleOutbox(this.#owner, {
-                kind: 'released',
-                adAccountId: b.adAccountId,
-                ids: rest,
-              }),
-            );
-          return;
-        }
+    const adAccountId = (batches[0] as OutboxBatch).adAccountId;
+    const delivered: { ids: number[]; results: (UpstreamResult | null)[] } = { ids: [], results: [] };
+    const outcomes: OutboxOutcome[] = [];
+    let i = 0;
+    for (; i < batches.length; i++) {
+      const b = batches[i] as OutboxBatch;
+      const now = this.#now();
+      if (
+        i > 0 &&
+        (this.#stop.signal.aborted ||
+          now + this.#c.timeoutSeconds * 1000 > leaseUntil ||
+          sink.pausedUntil() > now)
+      )
+        break;
+      const outcome = await this.#deliver(sink, b);
+      if (outcome.kind === 'delivered') {
+        delivered.ids.push(...outcome.ids);
+        delivered.results.push(...(outcome.results ?? outcome.ids.map(() => null)));
+        continue;
       }
-    } finally {
-      await Promise.allSettled(settling).then((rs) => {
-        const failed = rs.find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
-      });
+      outcomes.push(outcome);
+      i++;
+      break;
+    }
+    const rest = batches.slice(i).flatMap((r) => r.entries.map((e) => e.id));
+    if (rest.length) outcomes.push({ kind: 'released', adAccountId, ids: rest });
+    if (delivered.ids.length)
+      outcomes.unshift({ kind: 'delivered', adAccountId, now: Math.ceil(this.#now()), ...delivered });
+    if (!outcomes.length) return;
+    await this.#outbox.settleOutbox(this.#owner, outcomes);
+    const counters = this.#counters.get(sink.name) as SinkCounters;
+    counters.delivered += delivered.ids.length;
+    if (delivered.ids.length && !outcomes.some((o) => o.kind === 'failed')) {
+      counters.lastError = null;
+      counters.lastStatus = null;
     }
   }
 
-  /**
-   * Delivers one batch; answers whether it was delivered. Its settlement goes into `settling`: a delivered
-   * batch's is not waited for, so the next batch leaves at once; a failure's is, before the rest is released.
-   */
-  async #deliver(sink: Sink, b: OutboxBatch, settling: Promise<void>[]): Promise<boolean> {
+  /** Delivers one batch; answers its settlement, which the caller makes with the others of its claim. */
+  async #deliver(sink: Sink, b: OutboxBatch): Promise<OutboxOutcome> {
     const ids = b.entries.map((e) => e.id);
     const adAccountId = b.adAccountId;
     const timeout = AbortSignal.timeout(this.#c.timeoutSeconds * 1000);
     const outcome = await sink.deliver(b, AbortSignal.any([this.#stop.signal, timeout]));
     // Stopping cut the delivery: the batch is given back unsent, so a restart claims it at once (at least once, C100). An
     // upstream that received it anyway drops the repeat by its key.
-    if (!outcome.ok && this.#stop.signal.aborted) {
-      await this.#outbox.settleOutbox(this.#owner, { kind: 'released', adAccountId, ids }).catch(() => {});
-      return false;
-    }
-    const counters = this.#counters.get(sink.name) as SinkCounters;
+    if (!outcome.ok && this.#stop.signal.aborted) return { kind: 'released', adAccountId, ids };
     // Whole milliseconds: the stores keep times as integers (C113).
     const now = Math.ceil(this.#now());
-    if (outcome.ok) {
-      // After the settlements before it, so an account's entries are settled in the order they were sent.
-      const before = settling.at(-1) ?? Promise.resolve();
-      settling.push(
-        before
-          .catch(() => {})
-          .then(() =>
-            this.#outbox.settleOutbox(this.#owner, {
-              kind: 'delivered',
-              adAccountId,
-              ids,
-              now,
-              ...(outcome.results ? { results: outcome.results } : {}),
-            }),
-          )
-          .then(() => {
-            counters.delivered += ids.length;
-            counters.lastError = null;
-            counters.lastStatus = null;
-          }),
-      );
-      return true;
-    }
+    if (outcome.ok)
+      return { kind: 'delivered', adAccountId, ids, now, results: outcome.results ?? ids.map(() => null) };
     const attempts = Math.min(...b.entries.map((e) => e.attempts));
     const delay = retryDelay(attempts, {
       baseMs: this.#c.retryBaseMs,
@@ -210,6 +189,7 @@ export class Deliverer implements DeliveryRunner {
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
     });
     // Counted before the store answers: a store that cannot record the failure does not hide it (C113).
+    const counters = this.#counters.get(sink.name) as SinkCounters;
     counters.failures++;
     counters.lastError = outcome.error;
     counters.lastStatus = outcome.summary;
@@ -225,7 +205,7 @@ export class Deliverer implements DeliveryRunner {
         ? 'delivery refused; the entries are dead until requeued'
         : 'delivery failed; retrying later',
     );
-    await this.#outbox.settleOutbox(this.#owner, {
+    return {
       kind: 'failed',
       adAccountId,
       ids,
@@ -234,8 +214,7 @@ export class Deliverer implements DeliveryRunner {
       retryAt: now + Math.ceil(delay),
       // A refusal for good spends no more attempts: the entries go dead now.
       maxAttempts: outcome.permanent ? 0 : this.#c.maxAttempts,
-    });
-    return false;
+    };
   }
 
   /** Retention of delivered entries (C100), at most once a minute across the sinks of this process. */

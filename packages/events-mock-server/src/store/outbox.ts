@@ -21,10 +21,11 @@ export interface Outbox {
    */
   claimOutbox(claim: OutboxClaim): Promise<OutboxBatch[]>;
   /**
-   * Settles entries of one account leased to `owner`; entries whose lease passed to another owner are left
-   * alone. Times are whole milliseconds (a fraction is rounded up).
+   * Settles entries leased to `owner`, each outcome of one account, several in one transaction (a claim's
+   * batches, C114); entries whose lease passed to another owner are left alone. Times are whole
+   * milliseconds (a fraction is rounded up).
    */
-  settleOutbox(owner: string, outcome: OutboxOutcome): Promise<void>;
+  settleOutbox(owner: string, outcome: OutboxOutcome | readonly OutboxOutcome[]): Promise<void>;
   /** Puts dead entries back to pending, due now (of one sink or all); answers how many. */
   requeueDeadOutbox(now: number, sink?: string): Promise<number>;
   /** Depth, dead count and the oldest pending entry per sink. */

@@ -22,9 +22,28 @@ export class SqliteOutbox {
   #byAccount = new Map<string, string[]>();
   #any = false;
 
-  constructor(db: Db) {
+  /** The file's PRAGMA synchronous, restored after each claim and settlement. */
+  readonly #synchronous: string;
+
+  constructor(db: Db, synchronous: string) {
     this.#db = db;
     this.#s = prepare(db);
+    this.#synchronous = synchronous;
+  }
+
+  /**
+   * A claim or settlement commits without waiting for the disk (C114): after a power loss it may be
+   * undone, and the entries it settled are delivered again (at least once, C100); a crash of the process
+   * loses nothing (WAL). Events and their entries are still written with the file's own level.
+   */
+  #light<T>(work: () => T): T {
+    if (this.#synchronous === 'NORMAL' || this.#synchronous === 'OFF') return work();
+    this.#db.pragma('synchronous = NORMAL');
+    try {
+      return work();
+    } finally {
+      this.#db.pragma(`synchronous = ${this.#synchronous}`);
+    }
   }
 
   route(routes: readonly OutboxRoute[]): void {
@@ -49,26 +68,28 @@ export class SqliteOutbox {
 
   claim(c: OutboxClaim): OutboxBatch[] {
     const s = this.#s;
-    return this.#db
-      .transaction(() => {
-        // C100 ordering: an account waits while its oldest entry is leased or waits for its retry. Of the
-        // accounts that do not, the one whose head is oldest goes first, so no account starves another.
-        const heads = (s.accounts.pluck().all({ sink: c.sink }) as (string | null)[])
-          .filter((a): a is string => a !== null)
-          .map((account) => ({ account, ...(s.head.get(c.sink, account) as Head) }))
-          .filter((h) => h.next_at <= c.now && (h.lease_until === null || h.lease_until <= c.now))
-          .sort((a, b) => a.id - b.id)
-          .slice(0, c.maxAccounts);
-        const batches: OutboxBatch[] = [];
-        for (const { account } of heads) {
-          const rows = this.#take(c.sink, account, c.batchSize * c.batchesPerAccount);
-          if (!rows.length) continue;
-          s.lease.run(c.owner, c.now + c.leaseMs, JSON.stringify(rows.map((r) => r.id)), account);
-          batches.push(...toBatches(c.sink, account, rows, c.batchSize));
-        }
-        return batches;
-      })
-      .immediate();
+    return this.#light(() =>
+      this.#db
+        .transaction(() => {
+          // C100 ordering: an account waits while its oldest entry is leased or waits for its retry. Of the
+          // accounts that do not, the one whose head is oldest goes first, so no account starves another.
+          const heads = (s.accounts.pluck().all({ sink: c.sink }) as (string | null)[])
+            .filter((a): a is string => a !== null)
+            .map((account) => ({ account, ...(s.head.get(c.sink, account) as Head) }))
+            .filter((h) => h.next_at <= c.now && (h.lease_until === null || h.lease_until <= c.now))
+            .sort((a, b) => a.id - b.id)
+            .slice(0, c.maxAccounts);
+          const batches: OutboxBatch[] = [];
+          for (const { account } of heads) {
+            const rows = this.#take(c.sink, account, c.batchSize * c.batchesPerAccount);
+            if (!rows.length) continue;
+            s.lease.run(c.owner, c.now + c.leaseMs, JSON.stringify(rows.map((r) => r.id)), account);
+            batches.push(...toBatches(c.sink, account, rows, c.batchSize));
+          }
+          return batches;
+        })
+        .immediate(),
+    );
   }
 
   /**
@@ -91,34 +112,48 @@ export class SqliteOutbox {
     return this.#s.forgetEvents.run(adAccountId, eventSeqs).changes;
   }
 
-  settle(owner: string, o: OutboxOutcome): void {
+  settle(owner: string, outcomes: OutboxOutcome | readonly OutboxOutcome[]): void {
+    const list: readonly OutboxOutcome[] = Array.isArray(outcomes) ? outcomes : [outcomes as OutboxOutcome];
+    this.#light(() =>
+      this.#db
+        .transaction(() => {
+          for (const o of list) this.#settleOne(owner, o);
+        })
+        .immediate(),
+    );
+  }
+
+  #settleOne(owner: string, o: OutboxOutcome): void {
     const s = this.#s;
     const ids = JSON.stringify(o.ids);
-    this.#db
-      .transaction(() => {
-        if (o.kind === 'released') {
-          s.release.run(ids, o.adAccountId, owner);
-          return;
-        }
-        if (o.kind === 'failed') {
-          s.failed.run({
-            max: o.maxAttempts,
-            now: Math.ceil(o.now),
-            error: o.error,
-            retryAt: Math.ceil(o.retryAt),
-            ids,
-            account: o.adAccountId,
-            owner,
-          });
-          return;
-        }
-        const now = Math.ceil(o.now);
-        o.ids.forEach((id, i) => {
-          const r = o.results?.[i];
-          s.delivered.run(now, r ? JSON.stringify(r) : null, id, o.adAccountId, owner);
-        });
-      })
-      .immediate();
+    if (o.kind === 'released') {
+      s.release.run(ids, o.adAccountId, owner);
+      return;
+    }
+    if (o.kind === 'failed') {
+      s.failed.run({
+        max: o.maxAttempts,
+        now: Math.ceil(o.now),
+        error: o.error,
+        retryAt: Math.ceil(o.retryAt),
+        ids,
+        account: o.adAccountId,
+        owner,
+      });
+      return;
+    }
+    // One statement per distinct upstream result: most batches are answered `processed` throughout.
+    const byResult = new Map<string | null, number[]>();
+    o.ids.forEach((id, i) => {
+      const r = o.results?.[i];
+      const key = r ? JSON.stringify(r) : null;
+      const group = byResult.get(key);
+      if (group) group.push(id);
+      else byResult.set(key, [id]);
+    });
+    const now = Math.ceil(o.now);
+    for (const [result, group] of byResult)
+      s.delivered.run(now, result, JSON.stringify(group), o.adAccountId, owner);
   }
 
   requeueDead(now: number, sink: string | undefined): number {
@@ -185,7 +220,7 @@ function prepare(db: Db) {
     delivered: p(
       `UPDATE outbox SET state = 'delivered', attempts = attempts + 1, settled_at = ?, result = ?,
          last_error = NULL, lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND ad_account_id = ? AND lease_owner = ? AND state = 'pending'`,
+       WHERE id IN (SELECT value FROM json_each(?)) AND ad_account_id = ? AND lease_owner = ? AND state = 'pending'`,
     ),
     failed: p(
       `UPDATE outbox SET attempts = attempts + 1,

@@ -121,7 +121,7 @@ export class SqliteStore implements Store, Outbox {
       if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);
       this.#dedup = new DedupLookup(this.#db);
-      this.#outbox = new SqliteOutbox(this.#db);
+      this.#outbox = new SqliteOutbox(this.#db, options.synchronous ?? 'FULL');
       this.#commit = this.#db.transaction((b: BatchWrite) => this.#commitBatch(b));
       this.#group = this.#db.transaction((bs: BatchWrite[]) =>
         bs.map((b) => {

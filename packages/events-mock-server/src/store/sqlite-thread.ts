@@ -1,5 +1,6 @@
-// The thread side of ThreadedSqliteStore: owns one SqliteStore and runs the calls posted to it, in order.
-import { parentPort, workerData } from 'node:worker_threads';
+// The thread side of ThreadedSqliteStore: owns one SqliteStore and runs the calls posted to it, in order (the
+// deliverer's first).
+import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { fromWireBatch, type WireBatch } from './event-pack.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 
@@ -26,7 +27,7 @@ function errorOf(e: unknown) {
   };
 }
 
-parentPort?.on('message', async (c: Call) => {
+async function run(c: Call): Promise<void> {
   try {
     const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[c.method];
     if (typeof fn !== 'function') throw new Error(`no store method ${c.method}`);
@@ -37,4 +38,18 @@ parentPort?.on('message', async (c: Call) => {
   } catch (e) {
     parentPort?.postMessage({ id: c.id, error: errorOf(e) });
   }
+}
+
+/**
+ * The calls waiting are taken at once, and the deliverer's claims and settlements run before the rest
+ * (C114): under a steady load of batches, each of them would otherwise wait behind every batch posted
+ * before it, and the outbox would fill faster than it drains. The deliverer's own calls keep their order.
+ */
+const OUTBOX_CALLS = new Set(['claimOutbox', 'settleOutbox']);
+parentPort?.on('message', async (first: Call) => {
+  const port = parentPort as MessagePort;
+  const calls = [first];
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) calls.push(m.message as Call);
+  for (const c of calls) if (OUTBOX_CALLS.has(c.method)) await run(c);
+  for (const c of calls) if (!OUTBOX_CALLS.has(c.method)) await run(c);
 });

@@ -1,4 +1,4 @@
-import type { AccessTier } from '@org/events-types';
+import { type AccessTier, LIMITS } from '@org/events-types';
 import pg from 'pg';
 import type { DeletionCounts, DeletionTargets } from '../conversion-deletion.js';
 import { asSighting, foldBatch } from '../dedup-fold.js';
@@ -133,23 +133,31 @@ export class PgStore implements Store, Outbox {
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
-    this.#pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      types,
-      application_name: 'events-mock-server',
-      connectionTimeoutMillis: 5000,
-      // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-    });
+    const poolOf = (max: number, extra: { options?: string } = {}) => {
+      const pool = new pg.Pool({
+        connectionString: options.url,
+        max,
+        types,
+        application_name: 'events-mock-server',
+        connectionTimeoutMillis: 5000,
+        // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
+        statement_timeout: STATEMENT_TIMEOUT_MS,
+        ...extra,
+      });
+      // An idle connection that dies must not crash the process; the pool drops it and opens another later.
+      pool.on('error', (e) => options.onIdleError?.(e));
+      return pool;
+    };
+    this.#pool = poolOf(options.poolSize ?? 10);
     this.#grouper = new BatchGrouper(
       (group) => this.#commitGroup(group),
       options.commitCalls ?? COMMIT_CALLS,
       GROUP_EVENTS,
     );
-    this.#outbox = new PgOutbox(this.#pool);
-    // An idle connection that dies must not crash the process; the pool drops it and opens another later.
-    this.#pool.on('error', (e) => options.onIdleError?.(e));
+    // The deliverer's claims and settlements: at most one per account it delivers side by side, and a claim.
+    this.#outbox = new PgOutbox(this.#pool, (o) =>
+      poolOf(LIMITS.delivery_concurrency.value + 1, { options: o }),
+    );
   }
 
   routeOutbox: Outbox['routeOutbox'] = (r) => this.#outbox.routeOutbox(r);
@@ -223,6 +231,7 @@ export class PgStore implements Store, Outbox {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#maintenance);
+    await this.#outbox.close();
     await this.#pool.end();
   }
 

@@ -41,10 +41,26 @@ type OrphanRow = { id: string; event: null };
 
 export class PgOutbox implements Outbox {
   readonly #pool: pg.Pool;
+  /**
+   * Claims and settlements go through connections of their own, opened at the first claim (a server without
+   * a deliverer opens none), whose commits do not wait for the WAL flush (C114): a crash of PostgreSQL may
+   * undo the last moments of them, and their entries are then delivered again (at least once, C100).
+   */
+  readonly #lightPool: () => pg.Pool;
+  #light: pg.Pool | undefined;
   #routes: readonly OutboxRoute[] = [];
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, openLightPool: (options: string) => pg.Pool) {
     this.#pool = pool;
+    this.#lightPool = () => {
+      this.#light ??= openLightPool('-c synchronous_commit=off');
+      return this.#light;
+    };
+  }
+
+  /** Closes the connections of claims and settlements (the store closes its own pool). */
+  async close(): Promise<void> {
+    await this.#light?.end();
   }
 
   /** The sinks whose entries the batch transaction writes for an account (none: call nothing). */
@@ -59,7 +75,7 @@ export class PgOutbox implements Outbox {
   }
 
   async claimOutbox(c: OutboxClaim): Promise<OutboxBatch[]> {
-    const client = await this.#pool.connect();
+    const client = await this.#lightPool().connect();
     try {
       await client.query('BEGIN');
       const now = Math.floor(c.now);
@@ -101,11 +117,18 @@ export class PgOutbox implements Outbox {
     return (await client.query(FORGET_EVENTS, [adAccountId, seqs])).rowCount ?? 0;
   }
 
-  async settleOutbox(owner: string, o: OutboxOutcome): Promise<void> {
-    if (o.kind === 'released') await this.#pool.query(RELEASE, [o.ids, owner, o.adAccountId]);
+  /** Each outcome in its own statement, in order (each one is whole by itself). */
+  async settleOutbox(owner: string, outcomes: OutboxOutcome | readonly OutboxOutcome[]): Promise<void> {
+    for (const o of Array.isArray(outcomes) ? outcomes : [outcomes as OutboxOutcome])
+      await this.#settle(owner, o);
+  }
+
+  async #settle(owner: string, o: OutboxOutcome): Promise<void> {
+    const pool = this.#lightPool();
+    if (o.kind === 'released') await pool.query(RELEASE, [o.ids, owner, o.adAccountId]);
     else if (o.kind === 'failed')
       // bigint columns: a fractional time (a jittered retry) is refused by PostgreSQL, so times are whole ms.
-      await this.#pool.query(SETTLE_FAILED, [
+      await pool.query(SETTLE_FAILED, [
         o.maxAttempts,
         Math.ceil(o.now),
         o.error,
@@ -115,7 +138,7 @@ export class PgOutbox implements Outbox {
         o.adAccountId,
       ]);
     else
-      await this.#pool.query(SETTLE_DELIVERED, [
+      await pool.query(SETTLE_DELIVERED, [
         Math.ceil(o.now),
         o.ids,
         o.ids.map((_, i) => (o.results?.[i] ? JSON.stringify(o.results[i]) : null)),
