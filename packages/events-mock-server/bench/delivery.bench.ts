@@ -24,6 +24,11 @@ import { createBenchDatabase, pgReachable } from './postgres.js';
 const DURATION = Number(process.env.BENCH_DELIVERY_DURATION ?? 15);
 const SIZES = (process.env.BENCH_DELIVERY_SIZES ?? '100,1000').split(',').map(Number);
 const STORES = (process.env.BENCH_DELIVERY_STORES ?? 'sqlite,pg').split(',');
+/**
+ * Ad accounts the load is spread over, one row each (default 1,4): one account is the hardest case, since an
+ * account's batches go out one after the other (C100 order); several are delivered side by side.
+ */
+const ACCOUNT_COUNTS = (process.env.BENCH_DELIVERY_ACCOUNTS ?? '1,4').split(',').map(Number);
 const CONNECTIONS = 10;
 const ACCOUNT = '549755885175';
 const ADMIN = 'bench-admin-token-0123456789';
@@ -75,6 +80,7 @@ async function pendingInOutbox(url: string): Promise<number> {
 
 interface Row {
   store: string;
+  accounts: number;
   size: number;
   accepted: number;
   delivered: number;
@@ -87,18 +93,24 @@ interface Row {
 }
 
 let n = 0;
-async function row(store: string, size: number, storeEnv: Record<string, string>): Promise<Row> {
+async function row(
+  store: string,
+  size: number,
+  accounts: number,
+  storeEnv: Record<string, string>,
+): Promise<Row> {
   const upstream = await spawn('./upstream-server.mjs', {});
   const server = await spawn(
     './mock-server.mjs',
     {
       ...storeEnv,
-      BENCH_TOKENS: '1',
+      BENCH_TOKENS: String(accounts),
+      BENCH_ACCOUNTS: String(accounts),
       BENCH_FORWARD: upstream.url,
       BENCH_FORWARD_TOKEN: 'bench-upstream-token-0123456789',
       BENCH_ADMIN_TOKEN: ADMIN,
     },
-    PROFILE ? join(PROFILE, `${store.split(' ')[0]}-${size}`) : undefined,
+    PROFILE ? join(PROFILE, `${store.split(' ')[0]}-${size}-${accounts}a`) : undefined,
   );
   try {
     const parts = bodyParts(size);
@@ -114,9 +126,18 @@ async function row(store: string, size: number, storeEnv: Record<string, string>
         requests: [
           {
             method: 'POST',
-            path: `/v5/ad_accounts/${ACCOUNT}/events`,
-            headers: { 'content-type': 'application/json', authorization: 'Bearer bench-conversion-token-0' },
-            setupRequest: (req) => ({ ...req, body: parts.join(`d${process.pid}x${n++}`) }),
+            headers: { 'content-type': 'application/json' },
+            // Request k goes to account k mod N, with that account's token.
+            setupRequest: (req) => {
+              const k = n++;
+              const a = k % accounts;
+              return {
+                ...req,
+                path: `/v5/ad_accounts/${Number(ACCOUNT) + a}/events`,
+                headers: { ...req.headers, authorization: `Bearer bench-conversion-token-${a}` },
+                body: parts.join(`d${process.pid}x${k}`),
+              };
+            },
           },
         ],
       },
@@ -152,6 +173,7 @@ async function row(store: string, size: number, storeEnv: Record<string, string>
     return {
       store,
       size,
+      accounts,
       accepted: acceptedAtEnd / seconds,
       delivered: deliveredAtEnd / seconds,
       endDepth,
@@ -174,21 +196,22 @@ const pgAdmin = STORES.includes('pg')
   : null;
 try {
   for (const size of SIZES)
-    for (const store of STORES) {
-      if (store === 'sqlite') {
-        const file = join(dir, `delivery-${size}.db`);
-        rows.push(await row('SQLite (synchronous=FULL)', size, { BENCH_DB: file }));
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-      } else if (store === 'pg' && pgAdmin) {
-        const db = await createBenchDatabase(pgAdmin);
-        try {
-          rows.push(await row('PostgreSQL', size, { BENCH_STORE_URL: db.url }));
-        } finally {
-          await db.drop();
+    for (const accounts of ACCOUNT_COUNTS)
+      for (const store of STORES) {
+        if (store === 'sqlite') {
+          const file = join(dir, `delivery-${size}-${accounts}.db`);
+          rows.push(await row('SQLite (synchronous=FULL)', size, accounts, { BENCH_DB: file }));
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+        } else if (store === 'pg' && pgAdmin) {
+          const db = await createBenchDatabase(pgAdmin);
+          try {
+            rows.push(await row('PostgreSQL', size, accounts, { BENCH_STORE_URL: db.url }));
+          } finally {
+            await db.drop();
+          }
         }
+        process.stderr.write(`delivery: ${store} at ${size} events/request, ${accounts} account(s) done\n`);
       }
-      process.stderr.write(`delivery: ${store} at ${size} done\n`);
-    }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -198,16 +221,19 @@ const fmt = (v: number, d = 0) =>
 const out = [
   `Node ${process.version}, ${availableParallelism()} × ${cpus()[0]?.model.trim() ?? 'CPU'}; ${CONNECTIONS} connections, ${DURATION} s of load per row; the upstream on the same box.`,
   '',
-  '| events/request | store | accepted events/s | delivered events/s | delivered / accepted | depth at end of load | highest depth | s to drain after load | outbox pending after | errors |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| events/request | accounts | store | accepted events/s | delivered events/s | delivered / accepted | depth at end of load | highest depth | s to drain after load | outbox pending after | errors |',
+  '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map(
     (r) =>
-      `| ${r.size} | ${r.store} | ${fmt(r.accepted)} | ${fmt(r.delivered)} | ${fmt(r.delivered / r.accepted, 2)} | ${fmt(r.endDepth)} | ${fmt(r.maxDepth)} | ${r.drainS === null ? `not in ${DRAIN_LIMIT_S}` : fmt(r.drainS, 1)} | ${fmt(r.pendingAfter)} | ${r.errors} |`,
+      `| ${r.size} | ${r.accounts} | ${r.store} | ${fmt(r.accepted)} | ${fmt(r.delivered)} | ${fmt(r.delivered / r.accepted, 2)} | ${fmt(r.endDepth)} | ${fmt(r.maxDepth)} | ${r.drainS === null ? `not in ${DRAIN_LIMIT_S}` : fmt(r.drainS, 1)} | ${fmt(r.pendingAfter)} | ${r.errors} |`,
   ),
   '',
   'Outbox depth (accepted - received by the upstream) each second of the load:',
   '',
-  ...rows.map((r) => `- ${r.store}, ${r.size} events/request: ${r.depths.map((d) => fmt(d)).join(' ')}`),
+  ...rows.map(
+    (r) =>
+      `- ${r.store}, ${r.size} events/request, ${r.accounts} account(s): ${r.depths.map((d) => fmt(d)).join(' ')}`,
+  ),
 ];
 if (STORES.includes('pg') && !pgAdmin) out.push('', 'PostgreSQL did not answer: its rows are left out.');
 process.stdout.write(`${out.join('\n')}\n`);

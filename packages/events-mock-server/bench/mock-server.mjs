@@ -22,6 +22,8 @@ if (workers > 1 && cluster.isPrimary) {
 } else {
   const db = process.env.BENCH_DB ?? ':memory:';
   const tokens = Number(process.env.BENCH_TOKENS ?? 1);
+  const accounts = Number(process.env.BENCH_ACCOUNTS ?? 1);
+  const accountId = (/** @type {number} */ a) => String(549755885175 + a);
   const server = await startServer({
     ...(process.env.BENCH_STORE_URL ? { storeUrl: process.env.BENCH_STORE_URL } : { db }),
     ...(process.env.BENCH_LIMITS ? { limits: process.env.BENCH_LIMITS } : {}),
@@ -71,12 +73,13 @@ if (workers > 1 && cluster.isPrimary) {
             },
           }
         : {}),
-      ad_accounts: [{ id: '549755885175', currency: 'USD' }],
-      tokens: Array.from({ length: tokens }, (_, i) => ({
+      // BENCH_ACCOUNTS=N: N ad accounts, 549755885175 and the ids after it; token i is of account i mod N.
+      ad_accounts: Array.from({ length: accounts }, (_, a) => ({ id: accountId(a), currency: 'USD' })),
+      tokens: Array.from({ length: Math.max(tokens, accounts) }, (_, i) => ({
         id: `bench-${i}`,
         kind: 'conversion',
         token: `bench-conversion-token-${i}`,
-        ad_account: '549755885175',
+        ad_account: accountId(i % accounts),
       })),
     },
   });
