@@ -132,7 +132,12 @@ export class Deliverer implements DeliveryRunner {
    */
   async #deliverAccount(sink: Sink, batches: readonly OutboxBatch[], leaseUntil: number): Promise<void> {
     const adAccountId = (batches[0] as OutboxBatch).adAccountId;
-    const delivered: { ids: number[]; results: (UpstreamResult | null)[] } = { ids: [], results: [] };
+    // The receiver's results per event, where it gave them (an upstream Conversions API does, NATS does not).
+    const delivered: { ids: number[]; results: (UpstreamResult | null)[]; answered: boolean } = {
+      ids: [],
+      results: [],
+      answered: false,
+    };
     const outcomes: OutboxOutcome[] = [];
     let i = 0;
     for (; i < batches.length; i++) {
@@ -149,6 +154,7 @@ export class Deliverer implements DeliveryRunner {
       if (outcome.kind === 'delivered') {
         delivered.ids.push(...outcome.ids);
         delivered.results.push(...(outcome.results ?? outcome.ids.map(() => null)));
+        delivered.answered ||= outcome.results !== undefined;
         continue;
       }
       outcomes.push(outcome);
@@ -158,7 +164,13 @@ export class Deliverer implements DeliveryRunner {
     const rest = batches.slice(i).flatMap((r) => r.entries.map((e) => e.id));
     if (rest.length) outcomes.push({ kind: 'released', adAccountId, ids: rest });
     if (delivered.ids.length)
-      outcomes.unshift({ kind: 'delivered', adAccountId, now: Math.ceil(this.#now()), ...delivered });
+      outcomes.unshift({
+        kind: 'delivered',
+        adAccountId,
+        ids: delivered.ids,
+        now: Math.ceil(this.#now()),
+        ...(delivered.answered ? { results: delivered.results } : {}),
+      });
     if (!outcomes.length) return;
     await this.#outbox.settleOutbox(this.#owner, outcomes);
     const counters = this.#counters.get(sink.name) as SinkCounters;
@@ -181,7 +193,13 @@ export class Deliverer implements DeliveryRunner {
     // Whole milliseconds: the stores keep times as integers (C113).
     const now = Math.ceil(this.#now());
     if (outcome.ok)
-      return { kind: 'delivered', adAccountId, ids, now, results: outcome.results ?? ids.map(() => null) };
+      return {
+        kind: 'delivered',
+        adAccountId,
+        ids,
+        now,
+        ...(outcome.results ? { results: outcome.results } : {}),
+      };
     const attempts = Math.min(...b.entries.map((e) => e.attempts));
     const delay = retryDelay(attempts, {
       baseMs: this.#c.retryBaseMs,

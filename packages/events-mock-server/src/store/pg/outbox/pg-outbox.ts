@@ -8,6 +8,7 @@ import type {
   OutboxRoute,
   OutboxState,
   OutboxStats,
+  UpstreamResult,
 } from '../../outbox.js';
 import {
   type OutboxStatusRow,
@@ -17,17 +18,24 @@ import {
   toEntryStatus,
 } from '../../outbox-rows.js';
 import {
+  ADVANCE,
   CLAIM_ACCOUNTS,
-  CLAIM_BATCH,
+  CLAIM_ROWS,
+  CLAIMED_UPTO,
   FORGET_EVENTS,
   FORGET_IDS,
+  LEASE_ACCOUNT,
   OF_REQUEST,
+  OWNED_CURSOR,
   PRUNE,
-  RELEASE,
   REQUEUE_DEAD,
+  RUN_LENGTH,
+  RUN_RESULTS,
   SETTLE_DELIVERED,
   SETTLE_FAILED,
+  SINK_OF,
   STATS,
+  UNLEASE,
 } from './outbox-sql.js';
 
 /**
@@ -38,6 +46,10 @@ import {
  */
 type ClaimedRow = Row<string>;
 type OrphanRow = { id: string; event: null };
+
+/** What the cursor stands for when the receiver answered per event: processed, nothing more said. */
+const plainProcessed = (r: UpstreamResult) =>
+  r.status === 'processed' && r.message === null && r.warning === null;
 
 export class PgOutbox implements Outbox {
   readonly #pool: pg.Pool;
@@ -84,19 +96,8 @@ export class PgOutbox implements Outbox {
       }[];
       const batches: OutboxBatch[] = [];
       for (const { ad_account_id: account } of accounts) {
-        const args = [c.sink, account, now, c.batchSize * c.batchesPerAccount, c.owner, Math.ceil(c.leaseMs)];
-        for (;;) {
-          const rows = (await client.query(CLAIM_BATCH, args)).rows as (ClaimedRow | OrphanRow)[];
-          // Entries whose event is gone (left by a deletion of an earlier version, C112): removed, and the
-          // account claimed on from the next entry, so they never hold its head.
-          const orphans = rows.filter((r) => r.event === null).map((r) => r.id);
-          if (orphans.length) await client.query(FORGET_IDS, [account, orphans]);
-          const kept = rows.filter((r): r is ClaimedRow => r.event !== null);
-          if (kept.length || !orphans.length) {
-            batches.push(...toBatches(c.sink, account, kept, c.batchSize));
-            break;
-          }
-        }
+        const rows = await this.#claimAccount(client, c, account, now);
+        batches.push(...toBatches(c.sink, account, rows, c.batchSize));
       }
       await client.query('COMMIT');
       return batches;
@@ -105,6 +106,38 @@ export class PgOutbox implements Outbox {
       throw e;
     } finally {
       client.release();
+    }
+  }
+
+  /** Leases one account and reads its next entries; none when another claim leased it, or it is not due. */
+  async #claimAccount(client: pg.PoolClient, c: OutboxClaim, account: string, now: number) {
+    const leased = await client.query(LEASE_ACCOUNT, [
+      account,
+      c.sink,
+      c.owner,
+      now + Math.ceil(c.leaseMs),
+      now,
+    ]);
+    const upto = (leased.rows[0] as { delivered_upto: string } | undefined)?.delivered_upto;
+    if (upto === undefined) return [];
+    for (;;) {
+      const rows = (
+        await client.query(CLAIM_ROWS, [c.sink, account, upto, c.batchSize * c.batchesPerAccount])
+      ).rows as ((ClaimedRow | OrphanRow) & { next_at: string })[];
+      // Entries whose event is gone (left by a deletion of an earlier version, C112): removed, and the
+      // account claimed on from the next entry, so they never hold its head.
+      const orphans = rows.filter((r) => r.event === null).map((r) => r.id);
+      if (orphans.length) await client.query(FORGET_IDS, [account, orphans]);
+      const kept = rows.filter((r): r is ClaimedRow & { next_at: string } => r.event !== null);
+      if (!kept.length && orphans.length) continue;
+      // The head is checked again in this statement's snapshot: a failure settled since step 1 may have
+      // pushed it into the future.
+      if (!kept.length || Number((kept[0] as { next_at: string }).next_at) > now) {
+        await client.query(UNLEASE, [account, c.sink, c.owner]);
+        return [];
+      }
+      await client.query(CLAIMED_UPTO, [account, c.sink, (kept.at(-1) as ClaimedRow).id]);
+      return kept;
     }
   }
 
@@ -117,34 +150,74 @@ export class PgOutbox implements Outbox {
     return (await client.query(FORGET_EVENTS, [adAccountId, seqs])).rowCount ?? 0;
   }
 
-  /** Each outcome in its own statement, in order (each one is whole by itself). */
+  /**
+   * Each outcome in a transaction of its own, in order. Only an owner that still holds the account's lease
+   * settles; the lease ends with the outcome that reaches the claim's last entry.
+   */
   async settleOutbox(owner: string, outcomes: OutboxOutcome | readonly OutboxOutcome[]): Promise<void> {
-    for (const o of Array.isArray(outcomes) ? outcomes : [outcomes as OutboxOutcome])
-      await this.#settle(owner, o);
+    for (const o of Array.isArray(outcomes) ? outcomes : [outcomes as OutboxOutcome]) {
+      if (!o.ids.length) continue;
+      const client = await this.#lightPool().connect();
+      try {
+        await client.query('BEGIN');
+        await this.#settle(client, owner, o);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    }
   }
 
-  async #settle(owner: string, o: OutboxOutcome): Promise<void> {
-    const pool = this.#lightPool();
-    if (o.kind === 'released') await pool.query(RELEASE, [o.ids, owner, o.adAccountId]);
-    else if (o.kind === 'failed')
+  async #settle(client: pg.PoolClient, owner: string, o: OutboxOutcome): Promise<void> {
+    const account = o.adAccountId;
+    const sink = (await client.query(SINK_OF, [account, o.ids])).rows[0]?.sink as string | undefined;
+    if (sink === undefined) return;
+    const cursor = (await client.query(OWNED_CURSOR, [account, sink, owner])).rows[0] as
+      | { delivered_upto: string; claimed_upto: string | null }
+      | undefined;
+    // The lease passed to another owner: its entries are left alone.
+    if (!cursor) return;
+    const last = Math.max(...o.ids);
+    if (o.kind === 'failed')
       // bigint columns: a fractional time (a jittered retry) is refused by PostgreSQL, so times are whole ms.
-      await pool.query(SETTLE_FAILED, [
+      await client.query(SETTLE_FAILED, [
         o.maxAttempts,
         Math.ceil(o.now),
         o.error,
         Math.ceil(o.retryAt),
         o.ids,
-        owner,
-        o.adAccountId,
+        account,
       ]);
-    else
-      await pool.query(SETTLE_DELIVERED, [
-        Math.ceil(o.now),
-        o.ids,
-        o.ids.map((_, i) => (o.results?.[i] ? JSON.stringify(o.results[i]) : null)),
-        owner,
-        o.adAccountId,
-      ]);
+    else if (o.kind === 'delivered') {
+      const results = o.ids.map((_, i) => o.results?.[i] ?? null);
+      const run = (await client.query(RUN_LENGTH, [account, sink, cursor.delivered_upto, last, o.ids]))
+        .rows[0] as { n: number; ours: number };
+      if (run.n === run.ours) {
+        // The account's next run: the cursor passes it (C114), and only results saying more are written.
+        await client.query(ADVANCE, [account, sink, last, Math.ceil(o.now), o.results !== undefined]);
+        // Where the receiver answered per event, an event it said nothing of keeps a JSON null.
+        const telling = o.results
+          ? results.flatMap((r, i) => (r === null || !plainProcessed(r) ? [i] : []))
+          : [];
+        if (telling.length)
+          await client.query(RUN_RESULTS, [
+            account,
+            telling.map((i) => o.ids[i]),
+            telling.map((i) => JSON.stringify(results[i])),
+          ]);
+      } else
+        await client.query(SETTLE_DELIVERED, [
+          Math.ceil(o.now),
+          o.ids,
+          results.map((r) => (r ? JSON.stringify(r) : null)),
+          account,
+        ]);
+    }
+    if (cursor.claimed_upto === null || last >= Number(cursor.claimed_upto))
+      await client.query(UNLEASE, [account, sink, owner]);
   }
 
   async requeueDeadOutbox(now: number, sink?: string): Promise<number> {
@@ -162,7 +235,7 @@ export class PgOutbox implements Outbox {
   }
 
   async pruneOutbox(deliveredBefore: number): Promise<number> {
-    return (await this.#pool.query(PRUNE, [deliveredBefore])).rowCount ?? 0;
+    return ((await this.#pool.query(PRUNE, [deliveredBefore])).rows[0] as { n: number }).n;
   }
 
   async outboxOfRequest(requestId: string): Promise<OutboxEntryStatus[]> {
