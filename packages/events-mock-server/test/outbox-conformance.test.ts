@@ -12,11 +12,11 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { decodeCursor } from '../src/store/event-rows.js';
 import type { Outbox, OutboxBatch } from '../src/store/outbox.js';
-import { PgStore } from '../src/store/pg/pg-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { BatchWrite, Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
-import { createTestDatabase, postgresReachable } from './support/postgres.js';
+import { openTestPgStore } from './support/pg-store.js';
+import { postgresReachable } from './support/postgres.js';
 
 const X = '1';
 const Y = '2';
@@ -118,15 +118,9 @@ if (await postgresReachable())
   impls.push({
     name: 'PgStore',
     open: async () => {
-      const db = await createTestDatabase();
-      const store = await PgStore.open({ url: db.url, poolSize: 6 });
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        await db.drop();
-      };
+      const { store, url } = await openTestPgStore();
       const dropEvents = async (a: string) => {
-        const c = new pg.Client({ connectionString: db.url });
+        const c = new pg.Client({ connectionString: url });
         await c.connect();
         try {
           await c.query('DELETE FROM events WHERE ad_account_id = $1', [a]);
@@ -356,6 +350,61 @@ for (const impl of impls)
       // Not held back until the retry time: dead entries are no longer the account's head.
       const [rest] = await claim(store, 'D', 2002);
       expect(eventIds(rest)).toEqual(['c']);
+    });
+
+    // Found by outbox-model.test.ts: a requeued entry went back in front of entries out with a deliverer.
+    test('a requeued entry never lets its account be claimed beside entries still out', async () => {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
+      await store.commitBatch(batch(X, 'r1', ['a', 'b', 'c'], 1000));
+      const [first] = await claim(store, 'A', 2000, { batchSize: 1 });
+      await store.settleOutbox('A', {
+        kind: 'failed',
+        adAccountId: X,
+        ids: entryIds(first),
+        now: 2000,
+        error: 'HTTP 401',
+        retryAt: 2000,
+        maxAttempts: 1,
+      });
+      const [out] = await claim(store, 'B', 2001, { batchSize: 1 });
+      expect(eventIds(out)).toEqual(['b']);
+      expect(await store.requeueDeadOutbox(2002)).toBe(1);
+      // b is out until 2101: nobody else takes the account, neither b again nor a before it.
+      expect(await claim(store, 'C', 2003)).toEqual([]);
+      await store.settleOutbox('B', { kind: 'delivered', adAccountId: X, ids: entryIds(out), now: 2050 });
+      const [next] = await claim(store, 'C', 2102);
+      expect(eventIds(next)).toEqual(['a', 'c']);
+    });
+
+    // Found by outbox-model.test.ts: after a requeue, a delivered entry showed an earlier delivery's time.
+    test('a requeued entry delivered later shows its own delivery time, and retention keeps it', async () => {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
+      await store.commitBatch(batch(X, 'r1', ['a'], 1000));
+      const [first] = await claim(store, 'A', 1100);
+      await store.settleOutbox('A', {
+        kind: 'failed',
+        adAccountId: X,
+        ids: entryIds(first),
+        now: 1100,
+        error: 'HTTP 401',
+        retryAt: 1100,
+        maxAttempts: 0,
+      });
+      await store.commitBatch(batch(X, 'r2', ['b', 'c'], 1200));
+      const [b] = await claim(store, 'A', 1400, { batchSize: 1 });
+      await store.settleOutbox('A', { kind: 'delivered', adAccountId: X, ids: entryIds(b), now: 1500 });
+      expect(await store.requeueDeadOutbox(1600)).toBe(1);
+      const [rest] = await claim(store, 'A', 1700);
+      expect(eventIds(rest)).toEqual(['a', 'c']);
+      await store.settleOutbox('A', { kind: 'delivered', adAccountId: X, ids: entryIds(rest), now: 2000 });
+      expect((await store.outboxOfRequest('r1')).map((e) => [e.eventId, e.state, e.deliveredAt])).toEqual([
+        ['a', 'delivered', 2000],
+      ]);
+      expect(await store.pruneOutbox(1800)).toBe(1);
+      expect((await store.outboxOfRequest('r2')).map((e) => [e.eventId, e.deliveredAt])).toEqual([
+        ['c', 2000],
+      ]);
+      expect((await store.outboxOfRequest('r1')).map((e) => e.eventId)).toEqual(['a']);
     });
 
     test('two deliverers claiming at once: one owner per entry, each delivered once, in order', async () => {

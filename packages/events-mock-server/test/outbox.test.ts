@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Outbox } from '../src/store/outbox.js';
-import { PgStore } from '../src/store/pg/pg-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { BatchWrite, Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
-import { createTestDatabase, postgresReachable } from './support/postgres.js';
+import { openTestPgStore } from './support/pg-store.js';
+import { postgresReachable } from './support/postgres.js';
 
 const batch = (adAccountId: string, requestId: string, ids: string[], receivedAt = 1000): BatchWrite => ({
   adAccountId,
@@ -43,16 +43,7 @@ const impls: { name: string; open(dir: string): Promise<Store & Outbox> }[] = [
 if (await postgresReachable())
   impls.push({
     name: 'PgStore',
-    open: async () => {
-      const db = await createTestDatabase();
-      const store = await PgStore.open({ url: db.url, poolSize: 6 });
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        await db.drop();
-      };
-      return store;
-    },
+    open: async () => (await openTestPgStore()).store,
   });
 
 for (const impl of impls)

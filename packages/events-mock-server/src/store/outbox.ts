@@ -21,12 +21,16 @@ export interface Outbox {
    */
   claimOutbox(claim: OutboxClaim): Promise<OutboxBatch[]>;
   /**
-   * Settles entries leased to `owner`, each outcome of one account, several in one transaction (a claim's
-   * batches, C114); entries whose lease passed to another owner are left alone. Times are whole
-   * milliseconds (a fraction is rounded up).
+   * Settles entries leased to `owner`, each outcome of one account, several in one call (a claim's batches,
+   * C114); entries whose lease passed to another owner are left alone (on PostgreSQL, which leases whole
+   * accounts: every entry of an account another owner has claimed since). Times are whole milliseconds (a
+   * fraction is rounded up).
    */
   settleOutbox(owner: string, outcome: OutboxOutcome | readonly OutboxOutcome[]): Promise<void>;
-  /** Puts dead entries back to pending, due now (of one sink or all); answers how many. */
+  /**
+   * Puts dead entries back to pending (of one sink or all), in their place in their account's order; due
+   * now, or once the leases of their account's entries out with a deliverer have run out. Answers how many.
+   */
   requeueDeadOutbox(now: number, sink?: string): Promise<number>;
   /** Depth, dead count and the oldest pending entry per sink. */
   outboxStats(): Promise<OutboxStats[]>;

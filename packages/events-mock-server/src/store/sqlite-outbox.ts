@@ -157,7 +157,7 @@ export class SqliteOutbox {
   }
 
   requeueDead(now: number, sink: string | undefined): number {
-    return this.#s.requeue.run(now, sink ?? null, sink ?? null).changes;
+    return this.#s.requeue.run({ 1: now, 2: sink ?? null }).changes;
   }
 
   stats(): OutboxStats[] {
@@ -233,9 +233,15 @@ function prepare(db: Db) {
       `UPDATE outbox SET lease_owner = NULL, lease_until = NULL
        WHERE id IN (SELECT value FROM json_each(?)) AND ad_account_id = ? AND lease_owner = ? AND state = 'pending'`,
     ),
+    // A dead entry goes back in front of its account's later entries, some of which may be out with a
+    // deliverer: it carries the latest of their leases (with no owner), so its account is not claimed
+    // again, out of order and beside them, before that lease has run out.
     requeue: p(
-      `UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?, settled_at = NULL
-       WHERE state = 'dead' AND (? IS NULL OR sink = ?)`,
+      `UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?1, settled_at = NULL, lease_owner = NULL,
+         lease_until = (SELECT max(o.lease_until) FROM outbox o
+                        WHERE o.sink = outbox.sink AND o.ad_account_id = outbox.ad_account_id
+                          AND o.state = 'pending' AND o.lease_owner IS NOT NULL AND o.lease_until > ?1)
+       WHERE state = 'dead' AND (?2 IS NULL OR sink = ?2)`,
     ),
     stats: p(
       "SELECT sink, state, count(*) AS n, min(id) AS first FROM outbox WHERE state IN ('pending', 'dead') GROUP BY sink, state",

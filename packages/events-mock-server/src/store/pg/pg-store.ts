@@ -525,7 +525,7 @@ export class PgStore implements Store, Outbox {
 
   async reset(): Promise<void> {
     await this.#q(
-      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts, outbox',
+      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts, outbox, outbox_cursors, outbox_deliveries',
     );
   }
 

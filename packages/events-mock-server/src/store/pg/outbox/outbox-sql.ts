@@ -225,6 +225,12 @@ WITH dead AS (
     AND o.ad_account_id = dead.ad_account_id AND o.sink = dead.sink AND o.state = 'pending'
     AND o.id > dead.first AND o.id <= c.delivered_upto
   RETURNING o.id
+), runs AS (
+  -- The runs the cursor goes back over are gone with it: their entries carry their own time now.
+  DELETE FROM outbox_deliveries d USING dead, outbox_cursors c
+  WHERE c.ad_account_id = dead.ad_account_id AND c.sink = dead.sink AND c.delivered_upto >= dead.first
+    AND d.ad_account_id = dead.ad_account_id AND d.sink = dead.sink AND d.last_id >= dead.first
+  RETURNING 1
 ), back AS (
   UPDATE outbox_cursors c SET delivered_upto = dead.first - 1
   FROM dead WHERE c.ad_account_id = dead.ad_account_id AND c.sink = dead.sink AND c.delivered_upto >= dead.first
@@ -232,7 +238,8 @@ WITH dead AS (
 )
 UPDATE outbox SET state = 'pending', attempts = 0, next_at = $1, settled_at = NULL
 WHERE state = 'dead' AND ($2::text IS NULL OR sink = $2)
-  AND (SELECT count(*) FROM passed) >= 0 AND (SELECT count(*) FROM back) >= 0`;
+  AND (SELECT count(*) FROM passed) >= 0 AND (SELECT count(*) FROM runs) >= 0
+  AND (SELECT count(*) FROM back) >= 0`;
 
 /** Per sink: entries still to deliver (above each account's cursor), their oldest, and dead entries. */
 export const STATS = `
