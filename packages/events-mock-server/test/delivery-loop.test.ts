@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { A, B, event, sha256, T, testConfig } from './support/fixtures.js';
+import { createTestDatabase } from './support/postgres.js';
 import { type Harness, startHarness } from './support/server.js';
 
 /** What the upstream was sent, and what it answered. */
@@ -252,5 +253,71 @@ test('a delivery that outlives its timeout fails and is sent again; a mapped ups
   } finally {
     await h.close();
     await up.close();
+  }
+});
+
+test('x-ratelimit-remaining 0 pauses the sink until x-ratelimit-reset, after a delivery that succeeded', {
+  timeout: 60_000,
+}, async () => {
+  const up = await upstream();
+  let n = 0;
+  // The first batch is taken, with the upstream's word that nothing more is allowed for a second.
+  up.answer(() =>
+    ++n === 1
+      ? { status: 200, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' } }
+      : { status: 200 },
+  );
+  const h = await sender(up.url);
+  try {
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'p-1' })])).status).toBe(200);
+    await until(() => up.seen.length === 1);
+    expect((await h.send(A, T.convA, [event(h.nowS(), { event_id: 'p-2' })])).status).toBe(200);
+    await until(async () => (await admin(h)).body.sinks[0].delivered === 2);
+    expect(up.seen.map((s) => s.ids)).toEqual([['p-1'], ['p-2']]);
+    expect((up.seen[1] as Seen).at - (up.seen[0] as Seen).at).toBeGreaterThanOrEqual(990);
+    expect((await admin(h)).body.sinks[0]).toMatchObject({ failures: 0, last_error: null });
+  } finally {
+    await h.close();
+    await up.close();
+  }
+});
+
+test('a delivery that outlives its lease: another deliverer sends it again, the late answer changes nothing', {
+  timeout: 60_000,
+}, async () => {
+  const up = await upstream();
+  // Two instances on one store: a SQLite file, or (postgres project) one database.
+  const pg = process.env.EVENTS_TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
+  const store = pg ? { storeUrl: pg.url } : { db: join(dir, `lease-${Date.now()}.db`) };
+  let n = 0;
+  up.answer(() => (++n === 1 ? 'hang' : { status: 200 }));
+  const config = (url: string) => ({
+    ...testConfig(),
+    delivery: {
+      sinks: [{ name: 'up', kind: 'conversions_api', url, token_file: join(dir, 'token') }],
+      lease_seconds: 1,
+      timeout_seconds: 3,
+      retry_base_ms: 20,
+    },
+  });
+  const one = await startHarness({ ...store, config: config(up.url) });
+  let two: Harness | undefined;
+  try {
+    expect((await one.send(A, T.convA, [event(one.nowS(), { event_id: 'l-1' })])).status).toBe(200);
+    await until(() => up.seen.length === 1);
+    // The first deliverer's request hangs past its 1 s lease; the second claims the entry and delivers it.
+    two = await startHarness({ ...store, config: config(up.url) });
+    const second = two;
+    await until(async () => (await admin(second)).body.sinks[0].delivered === 1);
+    // The first one's delivery times out (3 s): its failure is not recorded on an entry it no longer holds.
+    await until(async () => (await admin(one)).body.sinks[0].failures === 1);
+    expect(up.seen.map((s) => s.ids)).toEqual([['l-1'], ['l-1']]);
+    const status = (await admin(second)).body.sinks[0];
+    expect(status).toMatchObject({ pending: 0, dead: 0 });
+  } finally {
+    await two?.close();
+    await one.close();
+    await up.close();
+    await pg?.drop();
   }
 });

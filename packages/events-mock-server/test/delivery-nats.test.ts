@@ -1,6 +1,6 @@
 // C100: accepted events published to NATS JetStream (the real server at 127.0.0.1:4222): one subject per
 // ad account, the dedup key as Nats-Msg-Id, the stream created with the config's limits; a consumer written
-// as the README shows reads every accepted event once by key.
+// as the README shows reads every accepted event once by key; NATS out of reach and back loses nothing.
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -9,6 +9,7 @@ import type { Outbox } from '../src/store/outbox.js';
 import { spawnBin } from './support/child.js';
 import { A, B, event, T, testConfig } from './support/fixtures.js';
 import { startHarness } from './support/server.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 const NATS_URL = process.env.NATS_TEST_URL ?? 'nats://127.0.0.1:4222';
 
@@ -115,5 +116,71 @@ test('--publish prints one line naming the sink and publishes to the default str
   } finally {
     child.proc.kill('SIGTERM');
     expect(await child.exited).toBe(0);
+  }
+});
+
+test('NATS out of reach: failures recorded, the sink unavailable, then every event published once', {
+  timeout: 120_000,
+}, async () => {
+  const tag = randomUUID().slice(0, 8);
+  const stream = `EVENTS_TEST_${tag}`;
+  const prefix = `events-test-${tag}`;
+  const nats = new URL(NATS_URL);
+  // The sink reaches NATS through a proxy the test cuts: NATS itself stays up for the other tests.
+  const proxy = await startTcpProxy(nats.hostname, Number(nats.port || 4222));
+  const h = await startHarness({
+    config: {
+      ...testConfig(),
+      delivery: {
+        sinks: [
+          {
+            name: 'stream',
+            kind: 'nats',
+            url: `nats://127.0.0.1:${proxy.port}`,
+            stream,
+            subject_prefix: prefix,
+            max_age_seconds: 3600,
+          },
+        ],
+        retry_base_ms: 50,
+        retry_max_seconds: 1,
+        timeout_seconds: 1,
+      },
+    },
+  });
+  const nc = await connect({ servers: NATS_URL });
+  const sink = async () => (await h.call('GET', '/admin/delivery', { token: T.admin })).body.sinks[0];
+  try {
+    const send = async (from: number, n: number) =>
+      expect(
+        (
+          await h.send(
+            A,
+            T.convA,
+            Array.from({ length: n }, (_, i) => event(h.nowS(), { event_id: `x-${from + i}` })),
+          )
+        ).status,
+      ).toBe(200);
+    await send(0, 50);
+    await until(async () => (await sink()).delivered === 50);
+    await proxy.cut();
+    await send(50, 50);
+    await until(async () => (await sink()).failures > 0);
+    const ready = await h.call('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.dependencies.find((d: { name: string }) => d.name === 'sink:stream').status).toBe(
+      'unavailable',
+    );
+    expect((await sink()).pending).toBe(50);
+    await proxy.restore();
+    await until(async () => (await sink()).pending === 0 && (await sink()).dead === 0);
+    // Each event once in the stream, whatever was sent again around the cut (Nats-Msg-Id, C100).
+    const info = await (await jetstreamManager(nc)).streams.info(stream);
+    expect(info.state.messages).toBe(100);
+    await (await jetstreamManager(nc)).streams.delete(stream);
+  } finally {
+    await nc.close();
+    await h.close();
+    await proxy.close();
   }
 });
