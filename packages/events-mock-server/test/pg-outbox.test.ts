@@ -1,8 +1,13 @@
 // C100: the PostgreSQL outbox under racing deliverers: events stored by the real batch call (migration 5's
 // events_commit_batches_to), then claimed by six claimers at once; no entry is held by two, every entry is
 // claimed once. (The behaviour every store shares is in outbox.test.ts.)
+
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { COMMIT_BATCHES_TO_SQL, groupParams } from '../src/store/pg/batch-group.js';
 import { PgStore } from '../src/store/pg/pg-store.js';
+import type { BatchWrite } from '../src/store/store.js';
+import { openTestPgStore } from './support/pg-store.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/postgres.js';
 
 describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, racing claimers', () => {
@@ -74,5 +79,75 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, racing claimer
     for (let a = 0; a < 6; a++)
       expect(order.get(`acc${a}`)).toEqual(Array.from({ length: 30 }, (_, i) => `${a}-${i}`));
     expect(await store.outboxStats()).toEqual([]);
+  });
+});
+
+describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, calls committing out of order', () => {
+  // Two batch calls of one account: the first draws its entries' ids, the second would draw higher ones
+  // and commit first. A cursor that passed the second's entries would count the first's as delivered
+  // (C114): the ids of an account's entries are drawn one call at a time, so the second waits.
+  test('entries committed late are still delivered', async () => {
+    const { store, url } = await openTestPgStore();
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
+      const now = Date.now();
+      const batch = (requestId: string, ids: string[]): BatchWrite => ({
+        adAccountId: 'acc',
+        requestId,
+        receivedAt: now,
+        dedupSince: now - 172_800_000,
+        events: ids.map((id, index) => ({
+          index,
+          eventName: 'lead',
+          eventId: id,
+          eventTime: 1,
+          usage: [],
+          json: `{"event_id":"${id}"}`,
+        })),
+        failures: [],
+      });
+      const delivered: string[] = [];
+      const drain = async (at: number) => {
+        for (;;) {
+          const batches = await store.claimOutbox({
+            sink: 'up',
+            owner: 'w',
+            now: at,
+            leaseMs: 1000,
+            batchSize: 10,
+            batchesPerAccount: 1,
+            maxAccounts: 1,
+          });
+          if (!batches.length) return;
+          for (const b of batches) {
+            delivered.push(...b.entries.map((e) => e.eventId));
+            await store.settleOutbox('w', {
+              kind: 'delivered',
+              adAccountId: b.adAccountId,
+              ids: b.entries.map((e) => e.id),
+              now: at,
+            });
+          }
+        }
+      };
+      // The month's partitions exist once the store has stored a batch.
+      await store.commitBatch(batch('r0', ['x']));
+      await drain(now + 1);
+      await raw.query('BEGIN');
+      await raw.query(COMMIT_BATCHES_TO_SQL, [...groupParams([batch('r1', ['a1', 'a2'])]), ['up']]);
+      const second = store.commitBatch(batch('r2', ['b1', 'b2']));
+      await new Promise((r) => setTimeout(r, 300));
+      await drain(now + 2);
+      await raw.query('COMMIT');
+      await second;
+      await drain(now + 3);
+      expect(delivered.sort()).toEqual(['a1', 'a2', 'b1', 'b2', 'x']);
+      expect(await store.outboxStats()).toEqual([]);
+    } finally {
+      await raw.end();
+      await store.close();
+    }
   });
 });

@@ -1,6 +1,36 @@
 import { SEQ_PER_CALL } from '../migration-ingest.js';
 
 /**
+ * `events_commit_batches_to`: the batch call of C80 followed, in its transaction, by the outbox entries of
+ * the events it stored. Migration 6 adds `lock`: taken before the entries' ids are drawn and held until the
+ * call commits, so an account's entries become visible in the order of their ids (C114).
+ */
+function commitBatchesTo(create: string, lock: string): string {
+  return `${create} FUNCTION events_commit_batches_to(
+  p_sinks text[], p_account text, p_requests text[], p_received bigint[], p_since bigint[], p_batch integer[],
+  p_names text[], p_ids text[], p_times bigint[], p_usages text[], p_events text,
+  p_fail_names text[], p_fail_codes text[]
+) RETURNS TABLE (dup_pos integer, dup_source text, dup_seen_at bigint, dup_event_time bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_call bigint;
+BEGIN
+  RETURN QUERY SELECT * FROM events_commit_batches(p_account, p_requests, p_received, p_since, p_batch,
+    p_names, p_ids, p_times, p_usages, p_events, p_fail_names, p_fail_codes);
+  -- The call number events_commit_batches took (one nextval per call, in this session).
+  v_call := currval('event_call_seq');
+${lock}  INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at)
+  SELECT s.sink, p_account, e.seq, e.request_id, e.received_at, 'pending', 0, e.received_at
+  FROM unnest(p_sinks) AS s(sink) CROSS JOIN events e
+  WHERE e.ad_account_id = p_account AND e.received_at = ANY(p_received)
+    AND e.seq >= v_call * ${SEQ_PER_CALL} AND e.seq < (v_call + 1) * ${SEQ_PER_CALL}
+  ORDER BY s.sink, e.seq;
+END
+$fn$;
+`;
+}
+
+/**
  * Migration 5: the delivery outbox of C100 on PostgreSQL. Its primary key leads with ad_account_id, as every
  * key of the schema does (C82). Entries are written by `events_commit_batches_to`, which is
  * `events_commit_batches` (migration 4) followed, in the same transaction, by one multi-row insert of an
@@ -28,28 +58,7 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_by_state ON outbox (sink, state, ad_account_id, id);
 CREATE INDEX outbox_by_request ON outbox (request_id);
-CREATE FUNCTION events_commit_batches_to(
-  p_sinks text[], p_account text, p_requests text[], p_received bigint[], p_since bigint[], p_batch integer[],
-  p_names text[], p_ids text[], p_times bigint[], p_usages text[], p_events text,
-  p_fail_names text[], p_fail_codes text[]
-) RETURNS TABLE (dup_pos integer, dup_source text, dup_seen_at bigint, dup_event_time bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  v_call bigint;
-BEGIN
-  RETURN QUERY SELECT * FROM events_commit_batches(p_account, p_requests, p_received, p_since, p_batch,
-    p_names, p_ids, p_times, p_usages, p_events, p_fail_names, p_fail_codes);
-  -- The call number events_commit_batches took (one nextval per call, in this session).
-  v_call := currval('event_call_seq');
-  INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at)
-  SELECT s.sink, p_account, e.seq, e.request_id, e.received_at, 'pending', 0, e.received_at
-  FROM unnest(p_sinks) AS s(sink) CROSS JOIN events e
-  WHERE e.ad_account_id = p_account AND e.received_at = ANY(p_received)
-    AND e.seq >= v_call * ${SEQ_PER_CALL} AND e.seq < (v_call + 1) * ${SEQ_PER_CALL}
-  ORDER BY s.sink, e.seq;
-END
-$fn$;
-`;
+${commitBatchesTo('CREATE', '')}`;
 
 /**
  * Migration 6 (C112, C114): an account's delivery as a cursor, claims and settlements by index.
@@ -64,6 +73,7 @@ $fn$;
  *   each new page is left free, so the few rewrites (failures, upstream results) stay on their page.
  * - Entries of events a deletion removed before this version (C91) are removed, as a deletion now does in
  *   its own transaction.
+ * - The batch call draws an account's entry ids one call at a time (an advisory lock held to its commit).
  */
 export const OUTBOX_INDEX_MIGRATION_SQL = `
 ALTER TABLE outbox SET (fillfactor = 50);
@@ -94,7 +104,13 @@ DELETE FROM outbox o WHERE NOT EXISTS (
   SELECT 1 FROM events e
   WHERE e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq AND e.received_at = o.created_at
 );
-`;
+${commitBatchesTo(
+  'CREATE OR REPLACE',
+  `  -- Two calls of one account could commit out of the order of their entries' ids, and a cursor that passed
+  -- the later ones would count the earlier ones as delivered: their ids are drawn one call at a time.
+  PERFORM pg_advisory_xact_lock(hashtextextended('outbox:' || p_account, 0));
+`,
+)}`;
 
 /** The accounts of a sink with pending entries: a skip scan of the pending index, one probe per account. */
 const ACCOUNTS_OF_SINK = `
