@@ -13,6 +13,15 @@ import { startTcpProxy } from './support/tcp-proxy.js';
 
 const NATS_URL = process.env.NATS_TEST_URL ?? 'nats://127.0.0.1:4222';
 
+/** A config whose one sink `stream` publishes to a stream and subjects of the test's own. */
+function streamOfItsOwn(url: string, delivery: Record<string, unknown> = {}) {
+  const tag = randomUUID().slice(0, 8);
+  const stream = `EVENTS_TEST_${tag}`;
+  const prefix = `events-test-${tag}`;
+  const sink = { name: 'stream', kind: 'nats', url, stream, subject_prefix: prefix, max_age_seconds: 3600 };
+  return { stream, prefix, config: { ...testConfig(), delivery: { sinks: [sink], ...delivery } } };
+}
+
 async function until(done: () => Promise<boolean>): Promise<void> {
   while (!(await done())) await new Promise((r) => setTimeout(r, 50));
 }
@@ -20,26 +29,8 @@ async function until(done: () => Promise<boolean>): Promise<void> {
 test('every accepted event is published once, keyed, on its account subject', {
   timeout: 120_000,
 }, async () => {
-  const tag = randomUUID().slice(0, 8);
-  const stream = `EVENTS_TEST_${tag}`;
-  const prefix = `events-test-${tag}`;
-  const h = await startHarness({
-    config: {
-      ...testConfig(),
-      delivery: {
-        sinks: [
-          {
-            name: 'stream',
-            kind: 'nats',
-            url: NATS_URL,
-            stream,
-            subject_prefix: prefix,
-            max_age_seconds: 3600,
-          },
-        ],
-      },
-    },
-  });
+  const { stream, prefix, config } = streamOfItsOwn(NATS_URL);
+  const h = await startHarness({ config });
   const nc = await connect({ servers: NATS_URL });
   try {
     const ids = Array.from({ length: 300 }, (_, i) => `n-${i}`);
@@ -122,32 +113,15 @@ test('--publish prints one line naming the sink and publishes to the default str
 test('NATS out of reach: failures recorded, the sink unavailable, then every event published once', {
   timeout: 120_000,
 }, async () => {
-  const tag = randomUUID().slice(0, 8);
-  const stream = `EVENTS_TEST_${tag}`;
-  const prefix = `events-test-${tag}`;
   const nats = new URL(NATS_URL);
   // The sink reaches NATS through a proxy the test cuts: NATS itself stays up for the other tests.
   const proxy = await startTcpProxy(nats.hostname, Number(nats.port || 4222));
-  const h = await startHarness({
-    config: {
-      ...testConfig(),
-      delivery: {
-        sinks: [
-          {
-            name: 'stream',
-            kind: 'nats',
-            url: `nats://127.0.0.1:${proxy.port}`,
-            stream,
-            subject_prefix: prefix,
-            max_age_seconds: 3600,
-          },
-        ],
-        retry_base_ms: 50,
-        retry_max_seconds: 1,
-        timeout_seconds: 1,
-      },
-    },
+  const { stream, config } = streamOfItsOwn(`nats://127.0.0.1:${proxy.port}`, {
+    retry_base_ms: 50,
+    retry_max_seconds: 1,
+    timeout_seconds: 1,
   });
+  const h = await startHarness({ config });
   const nc = await connect({ servers: NATS_URL });
   const sink = async () => (await h.call('GET', '/admin/delivery', { token: T.admin })).body.sinks[0];
   try {

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Outbox, OutboxEntryStatus, OutboxOutcome } from '../src/store/outbox.js';
-import { PgStore } from '../src/store/pg/pg-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
-import { createTestDatabase, postgresReachable } from './support/postgres.js';
+import { openTestPgStore } from './support/pg-store.js';
+import { postgresReachable } from './support/postgres.js';
 
 const SINK = 'up';
 const LEASE_MS = 100;
@@ -404,16 +404,7 @@ if (await postgresReachable())
     name: 'PgStore',
     runs: 30,
     accountLease: true,
-    open: async () => {
-      const db = await createTestDatabase();
-      const store = await PgStore.open({ url: db.url, poolSize: 6 });
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        await db.drop();
-      };
-      return store;
-    },
+    open: async () => (await openTestPgStore()).store,
   });
 
 for (const impl of impls)

@@ -7,26 +7,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Outbox } from '../src/store/outbox.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { BatchWrite, Store } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
+import { leadBatch } from './support/outbox-batch.js';
 import { openTestPgStore } from './support/pg-store.js';
 import { postgresReachable } from './support/postgres.js';
 
-const batch = (adAccountId: string, requestId: string, ids: string[], receivedAt = 1000): BatchWrite => ({
-  adAccountId,
-  requestId,
-  receivedAt,
-  dedupSince: 0,
-  events: ids.map((id, index) => ({
-    index,
-    eventName: 'lead',
-    eventId: id,
-    eventTime: 1,
-    usage: [],
-    json: `{"event_id":"${id}"}`,
-  })),
-  failures: [],
-});
+const batch = (adAccountId: string, requestId: string, ids: string[], receivedAt = 1000) =>
+  leadBatch(adAccountId, requestId, ids, { receivedAt });
 
 const claim = (o: Outbox, owner: string, now: number, batchSize = 10) =>
   o.claimOutbox({ sink: 'up', owner, now, leaseMs: 100, batchSize, batchesPerAccount: 1, maxAccounts: 10 });

@@ -5,21 +5,18 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMMIT_BATCHES_TO_SQL, groupParams } from '../src/store/pg/batch-group.js';
-import { PgStore } from '../src/store/pg/pg-store.js';
-import type { BatchWrite } from '../src/store/store.js';
+import type { PgStore } from '../src/store/pg/pg-store.js';
+import { leadBatch } from './support/outbox-batch.js';
 import { openTestPgStore } from './support/pg-store.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/postgres.js';
+import { postgresReachable } from './support/postgres.js';
 
 describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, racing claimers', () => {
-  let db: TestDatabase;
   let store: PgStore;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    store = await PgStore.open({ url: db.url, poolSize: 8 });
+    store = (await openTestPgStore(8)).store;
   });
   afterAll(async () => {
     await store.close();
-    await db.drop();
   });
 
   test('claimers racing never hold one entry at once, and every entry is claimed', async () => {
@@ -93,21 +90,8 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, calls committi
     try {
       await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
       const now = Date.now();
-      const batch = (requestId: string, ids: string[]): BatchWrite => ({
-        adAccountId: 'acc',
-        requestId,
-        receivedAt: now,
-        dedupSince: now - 172_800_000,
-        events: ids.map((id, index) => ({
-          index,
-          eventName: 'lead',
-          eventId: id,
-          eventTime: 1,
-          usage: [],
-          json: `{"event_id":"${id}"}`,
-        })),
-        failures: [],
-      });
+      const batch = (requestId: string, ids: string[]) =>
+        leadBatch('acc', requestId, ids, { receivedAt: now, dedupSince: now - 172_800_000 });
       const delivered: string[] = [];
       const drain = async (at: number) => {
         for (;;) {
