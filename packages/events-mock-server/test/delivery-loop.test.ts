@@ -9,7 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createLogger } from '../src/core/logger.js';
 import { A, B, event, sha256, T, testConfig } from './support/fixtures.js';
 import { createTestDatabase } from './support/postgres.js';
 import { type Harness, startHarness } from './support/server.js';
@@ -87,8 +90,14 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Sink = Record<string, unknown>;
-function sender(url: string, sink: Sink = {}, delivery: Record<string, unknown> = {}): Promise<Harness> {
+function sender(
+  url: string,
+  sink: Sink = {},
+  delivery: Record<string, unknown> = {},
+  options: { logger?: Logger } = {},
+): Promise<Harness> {
   return startHarness({
+    ...options,
     config: {
       ...testConfig(),
       delivery: {
@@ -149,7 +158,18 @@ test('a failing upstream is retried on the backoff, recorded sanitized, and /rea
     status: 503,
     body: `<html>upstream down; you sent authorization: ${req.headers.authorization} cookie=s%3Aabc</html>`,
   }));
-  const h = await sender(up.url, {}, { max_attempts: 4 });
+  // Every log line the server writes, as text: the token must be in none of them.
+  let logged = '';
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write(chunk, _e, done) {
+        logged += String(chunk);
+        done();
+      },
+    }),
+  );
+  const h = await sender(up.url, {}, { max_attempts: 4 }, { logger });
   try {
     const sent = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
       token: T.convA,
@@ -177,6 +197,9 @@ test('a failing upstream is retried on the backoff, recorded sanitized, and /rea
     });
     for (const r of [ready, detail, await admin(h), await h.call('GET', '/metrics')])
       expect(JSON.stringify(r.body)).not.toContain(TOKEN);
+    expect(logged).toContain('delivery failed; retrying later');
+    expect(logged).toContain('HTTP 503');
+    expect(logged).not.toContain(TOKEN);
     // Requeued and the upstream back: delivered, and /readyz says ok again.
     up.answer(() => ({ status: 200 }));
     await h.call('POST', '/admin/delivery/requeue', { token: T.admin });
