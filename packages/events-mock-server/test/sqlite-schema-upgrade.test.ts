@@ -145,3 +145,64 @@ test('C100: a version 3 file gains the outbox and keeps its events', async () =>
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('C112: a version 4 file gets seqs that never go back, and loses entries that name no event of theirs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
+  const path = join(dir, 'events.db');
+  try {
+    const first = new SqliteStore({ path });
+    await first.routeOutbox([{ sink: 'up', adAccounts: null }]);
+    const events = (ids: string[]) => ids.map((id, index) => ({ ...batch.events[0]!, index, eventId: id }));
+    await first.commitBatch({ ...batch, requestId: 'r1', events: events(['a', 'b', 'c']) });
+    await first.close();
+    // As version 4 made them: both tables without AUTOINCREMENT. Then what a deletion of version 4 left: c
+    // deleted with its entry kept, and its seq given to d of another account, whose request is r2.
+    const raw = new Database(path);
+    raw.exec(`
+      CREATE TABLE events_v4 AS SELECT * FROM events;
+      CREATE TABLE outbox_v4 AS SELECT * FROM outbox;
+      DROP TABLE events; DROP TABLE outbox;
+      CREATE TABLE events (seq INTEGER PRIMARY KEY, ad_account_id TEXT NOT NULL, event_name TEXT NOT NULL,
+        event_id TEXT NOT NULL, event_time INTEGER NOT NULL, received_at INTEGER NOT NULL,
+        request_id TEXT NOT NULL, usage TEXT NOT NULL, dedup_status TEXT NOT NULL, duplicates INTEGER NOT NULL,
+        event TEXT NOT NULL);
+      CREATE TABLE outbox (id INTEGER PRIMARY KEY, sink TEXT NOT NULL, ad_account_id TEXT NOT NULL,
+        event_seq INTEGER NOT NULL, request_id TEXT NOT NULL, created_at INTEGER NOT NULL, state TEXT NOT NULL,
+        attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, lease_owner TEXT, lease_until INTEGER,
+        last_error TEXT, result TEXT, settled_at INTEGER);
+      INSERT INTO events SELECT * FROM events_v4; INSERT INTO outbox SELECT * FROM outbox_v4;
+      DROP TABLE events_v4; DROP TABLE outbox_v4;
+      UPDATE events SET ad_account_id = '2', event_id = 'd', request_id = 'r2' WHERE event_id = 'c';
+      PRAGMA user_version = 4;
+    `);
+    raw.close();
+
+    const upgraded = new SqliteStore({ path });
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const sql = upgraded.database
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'outbox')")
+      .pluck()
+      .all() as string[];
+    expect(sql.every((s) => s.includes('AUTOINCREMENT'))).toBe(true);
+    await upgraded.routeOutbox([{ sink: 'up', adAccounts: null }]);
+    // c's entry named d's seq: gone. a and b are delivered as they were accepted, and nothing of account 2.
+    const claimed = await upgraded.claimOutbox({
+      sink: 'up',
+      owner: 'o',
+      now: 2000,
+      leaseMs: 100,
+      batchSize: 10,
+      batchesPerAccount: 1,
+      maxAccounts: 10,
+    });
+    expect(claimed.map((b) => [b.adAccountId, b.entries.map((e) => e.eventId)])).toEqual([['1', ['a', 'b']]]);
+    // d, the newest event, deleted: the next event does not take its seq.
+    upgraded.database.prepare("DELETE FROM events WHERE event_id = 'd'").run();
+    await upgraded.commitBatch({ ...batch, requestId: 'r3', events: events(['e']) });
+    const seqs = upgraded.database.prepare('SELECT seq FROM events ORDER BY seq').pluck().all() as number[];
+    expect(seqs).toEqual([1, 2, 4]);
+    await upgraded.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
