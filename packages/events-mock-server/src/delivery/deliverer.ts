@@ -20,21 +20,21 @@ export interface SinkCounters {
   lastStatus: string | null;
 }
 
-/** What the server reads of delivery: the counters per sink, and a stop (in this thread or its own). */
+/** What the server reads of delivery: the counters per sink, and a stop. */
 export interface DeliveryRunner {
   counters(): SinkCounters[];
   close(): Promise<void>;
 }
 
-/** The deliverer logs warnings only: in its own thread they are relayed to the server's logger. */
+/** What the deliverer logs: warnings (failures, an unavailable store), nothing on the way of success. */
 export type DeliveryLog = Pick<Logger, 'warn'>;
 
 /**
  * Runs one loop per sink (C100, C114): claim the due entries of up to `concurrency` accounts under a lease,
  * up to `batchesPerClaim` batches of each; deliver the accounts side by side and each account's batches one
- * after the other (so each account keeps its order); settle each batch as delivered or failed with its retry
- * time. A delivered batch is settled while the next one is on its way. Several instances on the same store
- * share the work through the leases.
+ * after the other (so each account keeps its order); settle an account's claim in one call: delivered,
+ * failed with its retry time, the rest given back. Several instances on the same store share the work
+ * through the leases.
  */
 export class Deliverer implements DeliveryRunner {
   readonly #outbox: Outbox;
