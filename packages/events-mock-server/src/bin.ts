@@ -14,7 +14,7 @@ import {
   publishSink,
   type SinkConfig,
 } from './delivery/delivery-config.js';
-import { CREDENTIALS_PROBLEM, hasCredentials, withoutCredentials } from './delivery/sink-url.js';
+import { credentialsProblem, hasCredentials, withoutCredentials } from './delivery/sink-url.js';
 import { DEMO_REQUEST, JSON_CONTENT_TYPE, ROUTES } from './generated/routes.gen.js';
 import { parseLimitsUrl } from './ratelimit/open-limiter.js';
 import { type RunningServer, type StartServerOptions, startServer } from './server.js';
@@ -123,7 +123,7 @@ function flagSinks(values: Flags): SinkConfig[] | { code: number; message: strin
       );
     if (hasCredentials(values.forward))
       return fail(
-        `--forward ${CREDENTIALS_PROBLEM.replace('token_env or token_file', `the environment variable ${FORWARD_TOKEN_ENV}`)}; received ${withoutCredentials(values.forward)}`,
+        `--forward ${credentialsProblem(`the environment variable ${FORWARD_TOKEN_ENV}`)}; received ${withoutCredentials(values.forward)}`,
       );
     const account = values['forward-account'];
     const pattern = new RegExp(ROUTES['events/create'].pathParams.ad_account_id.pattern);

@@ -10,7 +10,7 @@ import { configFromObject, loadConfigFile } from './config/load.js';
 import type { ServerConfig } from './config/validate.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createLogger } from './core/logger.js';
-import { Deliverer, type DeliveryRunner } from './delivery/deliverer.js';
+import { Deliverer } from './delivery/deliverer.js';
 import type { SinkConfig } from './delivery/delivery-config.js';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.js';
 import { openSinks } from './delivery/open-sinks.js';
@@ -113,7 +113,7 @@ export interface RunningServer {
   /** Where rate limits are counted: this process's memory, or Redis. */
   limiter: Limiter;
   /** C100: the deliverer of accepted events, when a sink is configured; else null. */
-  delivery: DeliveryRunner | null;
+  delivery: Deliverer | null;
   clock: Clock;
   app: FastifyInstance;
   /** The grace of C43 that close() gives open connections before it stops waiting for them. */
@@ -164,7 +164,7 @@ async function startDelivery(
   config: ServerConfig,
   options: StartServerOptions,
   logger: Logger,
-): Promise<{ deliverer: DeliveryRunner; outbox: Outbox } | null> {
+): Promise<{ deliverer: Deliverer; outbox: Outbox } | null> {
   const sinks = [...config.delivery.sinks, ...(options.sinks ?? [])];
   if (sinks.length === 0) return null;
   if (!hasOutbox(store))
@@ -211,7 +211,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let app: FastifyInstance | undefined;
   let validation: ValidationPool | undefined;
   let limiter: Limiter | undefined;
-  let deliverer: DeliveryRunner | undefined;
+  let deliverer: Deliverer | undefined;
   try {
     const prefix = options.limitsPrefix ?? config.limits.prefix;
     limiter =

@@ -1,9 +1,12 @@
 // C113: what is kept of an upstream's failure never holds a credential, whatever the upstream echoes; sink
 // URLs with credentials are refused by the config with a message that does not repeat them.
+
+import { LIMITS } from '@org/events-types';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { validateConfig } from '../src/config/validate.js';
-import { describeHttpFailure, KEPT_BODY_CHARS, redactCredentials } from '../src/delivery/sanitize.js';
+import { describeHttpFailure, redactCredentials } from '../src/delivery/sanitize.js';
+import { hasCredentials, withoutCredentials } from '../src/delivery/sink-url.js';
 import { testConfig } from './support/fixtures.js';
 
 const TOKEN = 'pina_AEAXXXXXWAAAAAAAGAAXXXXXXXXXXX';
@@ -36,7 +39,9 @@ describe('an upstream failure as kept', () => {
       expect(kept).not.toContain(secret);
     expect(kept.startsWith('HTTP 502 Bad Gateway: ')).toBe(true);
     expect(kept).not.toMatch(/\n/);
-    expect(kept.length).toBeLessThanOrEqual('HTTP 502 Bad Gateway: '.length + KEPT_BODY_CHARS);
+    expect(kept.length).toBeLessThanOrEqual(
+      'HTTP 502 Bad Gateway: '.length + LIMITS.delivery_error_body_chars.value,
+    );
   });
 
   test('the sink’s own token never survives, wherever an upstream puts it (property)', () => {
@@ -74,5 +79,13 @@ describe('sink URLs', () => {
       text.some((t) => t.startsWith('delivery.sinks.1.url: must not hold a user name or password')),
     ).toBe(true);
     expect(text.join('\n')).not.toContain('hunter2');
+  });
+
+  test('a URL is shown without its user info, and so is a mistyped one that holds some', () => {
+    expect(withoutCredentials('https://user:hunter2@api.example/v5')).toBe('https://***@api.example/v5');
+    expect(withoutCredentials('https//user:hunter2@api.example')).toBe('https//***@api.example');
+    expect(withoutCredentials('https://api.example/v5')).toBe('https://api.example/v5');
+    expect(hasCredentials('nats://me:pw@127.0.0.1:4222')).toBe(true);
+    expect(hasCredentials('not a url')).toBe(false);
   });
 });

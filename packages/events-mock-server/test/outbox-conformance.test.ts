@@ -15,6 +15,7 @@ import type { Outbox, OutboxBatch } from '../src/store/outbox.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { BatchWrite, Store } from '../src/store/store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
+import { leadBatch } from './support/outbox-batch.js';
 import { openTestPgStore } from './support/pg-store.js';
 import { postgresReachable } from './support/postgres.js';
 
@@ -26,8 +27,6 @@ const hashB = sha('b@example.com');
 const hashC = sha('c@example.com');
 const ids = (prefix: string, n: number, from = 1) =>
   Array.from({ length: n }, (_, i) => `${prefix}${from + i}`);
-/** The event JSON as stored: its id, and the user data a deletion matches (C91). */
-const eventJson = (id: string, userData?: object) => JSON.stringify({ event_id: id, user_data: userData });
 
 const batch = (
   adAccountId: string,
@@ -35,21 +34,8 @@ const batch = (
   eventIds: string[],
   receivedAt = 1000,
   userData?: object,
-): BatchWrite => ({
-  adAccountId,
-  requestId,
-  receivedAt,
-  dedupSince: 0,
-  events: eventIds.map((id, index) => ({
-    index,
-    eventName: 'lead',
-    eventId: id,
-    eventTime: 1,
-    usage: [],
-    json: eventJson(id, userData),
-  })),
-  failures: [],
-});
+): BatchWrite =>
+  leadBatch(adAccountId, requestId, eventIds, { receivedAt, ...(userData ? { userData } : {}) });
 const of = (hash: string) => ({ em: [hash] });
 
 const claim = (

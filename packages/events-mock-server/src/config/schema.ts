@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ACCESS_TIERS, CURRENCY_CODES, LIMITS, SECURITY_SCHEMES } from '@org/events-types';
 import { z } from 'zod';
-import { CREDENTIALS_PROBLEM, hasCredentials, withoutCredentials } from '../delivery/sink-url.js';
+import { credentialsProblem, hasCredentials, withoutCredentials } from '../delivery/sink-url.js';
 import { ROUTES } from '../generated/routes.gen.js';
 import { parseLimitsUrl } from '../ratelimit/open-limiter.js';
 import { REQUEST_LOG_BODIES } from '../requestlog/request-log.js';
@@ -184,7 +184,8 @@ const urlOf = (schemes: readonly string[], example: string) =>
       },
     )
     .refine((v) => !hasCredentials(v), {
-      error: (iss) => `${CREDENTIALS_PROBLEM}; received ${withoutCredentials(String(iss.input))}`,
+      error: (iss) =>
+        `${credentialsProblem('token_env or token_file')}; received ${withoutCredentials(String(iss.input))}`,
     });
 
 const sinkCommon = {

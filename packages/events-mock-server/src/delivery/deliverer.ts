@@ -20,15 +20,6 @@ export interface SinkCounters {
   lastStatus: string | null;
 }
 
-/** What the server reads of delivery: the counters per sink, and a stop. */
-export interface DeliveryRunner {
-  counters(): SinkCounters[];
-  close(): Promise<void>;
-}
-
-/** What the deliverer logs: warnings (failures, an unavailable store), nothing on the way of success. */
-export type DeliveryLog = Pick<Logger, 'warn'>;
-
 /**
  * Runs one loop per sink (C100, C114): claim the due entries of up to `concurrency` accounts under a lease,
  * up to `batchesPerClaim` batches of each; deliver the accounts side by side and each account's batches one
@@ -36,11 +27,11 @@ export type DeliveryLog = Pick<Logger, 'warn'>;
  * failed with its retry time, the rest given back. Several instances on the same store share the work
  * through the leases.
  */
-export class Deliverer implements DeliveryRunner {
+export class Deliverer {
   readonly #outbox: Outbox;
   readonly #sinks: Sink[];
   readonly #c: DeliveryConfig;
-  readonly #log: DeliveryLog;
+  readonly #log: Logger;
   readonly #now: () => number;
   /** The lease owner of this process: a fresh id, so a restarted process never settles a dead one's claims. */
   readonly #owner = randomUUID();
@@ -49,13 +40,7 @@ export class Deliverer implements DeliveryRunner {
   readonly #counters = new Map<string, SinkCounters>();
   #lastPrune = 0;
 
-  constructor(
-    outbox: Outbox,
-    sinks: Sink[],
-    c: DeliveryConfig,
-    log: DeliveryLog,
-    now: () => number = Date.now,
-  ) {
+  constructor(outbox: Outbox, sinks: Sink[], c: DeliveryConfig, log: Logger, now: () => number = Date.now) {
     this.#outbox = outbox;
     this.#sinks = sinks;
     this.#c = c;
@@ -229,7 +214,7 @@ export class Deliverer implements DeliveryRunner {
       ids,
       now,
       error: outcome.error,
-      retryAt: now + Math.ceil(delay),
+      retryAt: now + delay,
       // A refusal for good spends no more attempts: the entries go dead now.
       maxAttempts: outcome.permanent ? 0 : this.#c.maxAttempts,
     };

@@ -1,13 +1,13 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Outbox, OutboxStats } from '../store/outbox.js';
-import type { DeliveryRunner } from './deliverer.js';
+import type { Deliverer } from './deliverer.js';
 
 /**
  * /metrics of delivery (C100), read when scraped: outbox depth, dead entries and the age of the oldest
  * waiting entry per sink (from the store, so they count every instance's work), and this process's
  * deliveries and failures per sink. Nothing is added to the path of a request.
  */
-export function registerDeliveryMetrics(registry: Registry, deliverer: DeliveryRunner, outbox: Outbox): void {
+export function registerDeliveryMetrics(registry: Registry, deliverer: Deliverer, outbox: Outbox): void {
   let stats: ReturnType<Outbox['outboxStats']> | undefined;
   // One read of the store per scrape for the three gauges.
   const read = () => {
@@ -45,7 +45,7 @@ export function registerDeliveryMetrics(registry: Registry, deliverer: DeliveryR
   const counter = (
     name: string,
     help: string,
-    value: (c: ReturnType<DeliveryRunner['counters']>[number]) => number,
+    value: (c: ReturnType<Deliverer['counters']>[number]) => number,
   ) =>
     new Counter({
       name,

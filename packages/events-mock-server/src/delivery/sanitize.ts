@@ -1,12 +1,14 @@
 /**
- * What of an upstream's failure is kept (C100, decision 0xx "delivery secrets"): an upstream, or a proxy in
+ * What of an upstream's failure is kept (C113): an upstream, or a proxy in
  * front of it, may echo the request back in its error page, headers and all, so its text can hold the
  * forward token. The outbox, `/admin/delivery`, `/readyz` and the logs keep only the status line and a short
  * excerpt of the body with everything that looks like a credential taken out.
  */
 
+import { LIMITS } from '@org/events-types';
+
 /** Most characters of an upstream's body kept with a failure. */
-export const KEPT_BODY_CHARS = 120;
+const KEPT_BODY_CHARS = LIMITS.delivery_error_body_chars.value;
 
 const REDACTED = '[redacted]';
 

@@ -22,11 +22,12 @@ export function withoutCredentials(url: string): string {
     u.password = '';
     return u.toString();
   } catch {
-    // Not a URL: say so without repeating it, since it may still hold a secret.
-    return '(not a URL)';
+    // Not a URL: shown as given, but for what reads as user info before a host.
+    return url.replace(/[^\s/@]+@/, '***@');
   }
 }
 
-/** The problem of a sink URL with credentials, shown without them. */
-export const CREDENTIALS_PROBLEM =
-  'must not hold a user name or password: put the upstream token in token_env or token_file';
+/** The problem of a sink URL with credentials; `tokenPlace` says where the token goes instead. */
+export function credentialsProblem(tokenPlace: string): string {
+  return `must not hold a user name or password: put the upstream token in ${tokenPlace}`;
+}

@@ -2,7 +2,7 @@ import type { Directory } from '../auth/directory.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
-import type { DeliveryRunner } from '../delivery/deliverer.js';
+import type { Deliverer } from '../delivery/deliverer.js';
 import type { Faults } from '../faults/faults.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
@@ -34,7 +34,7 @@ export interface ServerContext {
   /** The origin the operator publishes the server at, accepted by the CSRF check beside the Host's (C71). */
   publicOrigin: string | undefined;
   /** C100: the delivery of accepted events onward, when a sink is configured. */
-  delivery: { deliverer: DeliveryRunner; outbox: Outbox } | null;
+  delivery: { deliverer: Deliverer; outbox: Outbox } | null;
   /** Set when shutdown starts: /readyz answers 503 so load balancers stop sending. */
   closing: boolean;
 }

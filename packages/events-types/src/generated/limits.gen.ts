@@ -89,6 +89,12 @@ export const LIMITS = {
       description: 'Default number of ad accounts of one sink delivered side by side, each with one batch in flight at a time (delivery.concurrency).',
       source: 'C100',
     },
+    delivery_error_body_chars: {
+      value: 120,
+      unit: 'characters',
+      description: 'Most characters of an upstream\'s error answer kept with a failed delivery (after its status line), with anything that looks like a credential taken out first.',
+      source: 'C113',
+    },
     delivery_lease_seconds: {
       value: 60,
       unit: 'seconds',

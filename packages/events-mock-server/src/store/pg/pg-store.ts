@@ -154,7 +154,8 @@ export class PgStore implements Store, Outbox {
       options.commitCalls ?? COMMIT_CALLS,
       GROUP_EVENTS,
     );
-    // The deliverer's claims and settlements: at most one per account it delivers side by side, and a claim.
+    // The deliverer's claims and settlements: one per account delivered side by side (by default; more wait for
+    // a connection), and a claim.
     this.#outbox = new PgOutbox(this.#pool, (o) =>
       poolOf(LIMITS.delivery_concurrency.value + 1, { options: o }),
     );
