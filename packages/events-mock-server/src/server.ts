@@ -2,8 +2,8 @@ import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
+import { AdminAuthThrottle, DEFAULT_ADMIN_AUTH_THROTTLE } from './auth/admin-auth-throttle.js';
 import { Directory } from './auth/directory.js';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from './auth/login-throttle.js';
 import { AdminSessions } from './auth/sessions.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { configFromObject, loadConfigFile } from './config/load.js';
@@ -236,8 +236,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       metrics,
       requestLog,
       sessions: new AdminSessions(clock),
-      loginThrottle: new LoginThrottle(clock, {
-        ...DEFAULT_LOGIN_THROTTLE,
+      authThrottle: new AdminAuthThrottle(clock, {
+        ...DEFAULT_ADMIN_AUTH_THROTTLE,
         ...definedOnly({
           windowSeconds: config.admin.loginWindowSeconds,
           failuresPerClient: config.admin.loginFailuresPerClient,

@@ -1,7 +1,8 @@
 // The admin API's protections of C71, over real HTTP: each finding of issue 19 reproduced and refused.
 // N2: state-changing admin calls made with the session cookie need the server's origin and the session's
 // CSRF token; the admin token needs neither. N3: wrong logins are throttled per client address and
-// overall (429 with Retry-After). N6: the session cookie is Secure behind a trusted proxy saying https.
+// overall (429 with Retry-After; every failed admin authentication counts, C115, see
+// admin-auth-throttle.test.ts). N6: the session cookie is Secure behind a trusted proxy saying https.
 import { afterEach, describe, expect, test } from 'vitest';
 import { CSRF_HEADER, SESSION_COOKIE } from '../src/auth/sessions.js';
 import { validateConfig } from '../src/config/validate.js';
@@ -210,7 +211,7 @@ describe('N3: wrong admin logins are throttled (C71)', () => {
         {
           path: 'ratelimit.admin_login_failures_per_client_max',
           problem:
-            'admin_login_failures_per_client_max limit of 10 wrong admin logins per 60 seconds is spent; retry in 60 seconds',
+            'admin_login_failures_per_client_max limit of 10 failed admin authentications from this address per 60 seconds is spent; retry in 60 seconds',
         },
       ],
     });
@@ -218,8 +219,8 @@ describe('N3: wrong admin logins are throttled (C71)', () => {
     const blocked = await right();
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('set-cookie')).toBe(null);
-    // The bearer token keeps working meanwhile.
-    expect((await h.call('GET', '/admin/events', { token: T.admin })).status).toBe(200);
+    // C115: so is the bearer token from this address (every admin route is throttled alike).
+    expect((await h.call('GET', '/admin/events', { token: T.admin })).status).toBe(429);
     h.clock.advance(30_000);
     expect((await wrong()).headers.get('retry-after')).toBe('30');
     h.clock.advance(30_000);
@@ -243,10 +244,12 @@ describe('N3: wrong admin logins are throttled (C71)', () => {
     expect((await wrong(from('10.0.0.2'))).status).toBe(401);
     expect((await wrong(from('10.0.0.3'))).status).toBe(401);
     expect((await wrong(from('10.0.0.4'))).status).toBe(401);
-    const overall = await right(from('10.0.0.5'));
+    // Then an address that failed is refused, even with the right token; one that did not is not (C115).
+    const overall = await right(from('10.0.0.2'));
     expect(overall.status).toBe(429);
     expect(overall.headers.get('retry-after')).toBe('10');
     expect(overall.body.details[0].path).toBe('ratelimit.admin_login_failures_max');
+    expect((await right(from('10.0.0.5'))).status).toBe(200);
     h.clock.advance(10_000);
     expect((await right(from('10.0.0.1'))).status).toBe(200);
   });

@@ -250,7 +250,8 @@ export const configSchema = object({
     // C71: peers whose X-Forwarded-Proto/-For/-Host are believed (fastify's trustProxy); none by default.
     trusted_proxies: list(proxyAddress).optional(),
   }).default({}),
-  // C71: the admin API's protections; absent keys take the spec's defaults (spec/data/limits.yaml).
+  // C71: the admin API's protections; absent keys take the spec's defaults (spec/data/limits.yaml). The
+  // login_* limits bound every failed admin authentication, not only logins (C115).
   admin: object({
     public_origin: origin.optional(),
     login_window_seconds: positive(86400).optional(),

@@ -52,13 +52,22 @@ export const REQUEST_PROBLEM_TABLE = {
       template: 'no ad account {received}',
       params: ['received'],
     },
-    admin_login_throttled: {
+    admin_auth_throttled: {
       outcome: 'rate_limited',
       order: 5,
       status: 429,
       code: 8,
       message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
-      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      template: '{name} limit of {limit} failed admin authentications from this address per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
+    },
+    admin_auth_throttled_overall: {
+      outcome: 'rate_limited',
+      order: 5,
+      status: 429,
+      code: 8,
+      message: 'This request exceeded a rate limit. This can happen if the client exceeds one of the published rate limits within a short time window.',
+      template: '{name} limit of {limit} failed admin authentications from all addresses per {window} seconds is spent, and this address failed within it; retry in {retryAfter} seconds',
       params: ['limit', 'name', 'retryAfter', 'window'],
     },
     admin_session_missing: {
@@ -932,7 +941,8 @@ export type RequestProblem = keyof typeof REQUEST_PROBLEM_TABLE;
 export interface RequestProblemParams {
   ad_account_id_invalid: { received: string | number };
   ad_account_unknown: { received: string | number };
-  admin_login_throttled: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
+  admin_auth_throttled: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
+  admin_auth_throttled_overall: { limit: string | number; name: string | number; retryAfter: string | number; window: string | number };
   admin_session_missing: Record<string, never>;
   admin_session_token_invalid: Record<string, never>;
   admin_token_invalid: Record<string, never>;

@@ -1,5 +1,5 @@
+import type { AdminAuthThrottle } from '../auth/admin-auth-throttle.js';
 import type { Directory } from '../auth/directory.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
 import type { Deliverer } from '../delivery/deliverer.js';
@@ -29,8 +29,8 @@ export interface ServerContext {
   requestLog: RequestLog;
   /** Admin sessions of the cookie login (C64). */
   sessions: AdminSessions;
-  /** Wrong admin logins per client address and overall (C71), in this process's memory. */
-  loginThrottle: LoginThrottle;
+  /** Failed admin authentications per client address and overall (C71, C115), in this process's memory. */
+  authThrottle: AdminAuthThrottle;
   /** The origin the operator publishes the server at, accepted by the CSRF check beside the Host's (C71). */
   publicOrigin: string | undefined;
   /** C100: the delivery of accepted events onward, when a sink is configured. */

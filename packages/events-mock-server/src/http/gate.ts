@@ -90,6 +90,11 @@ interface Plan {
   testParam: string | null;
   /** `admin`: the admin token or session; `account`: rows 401, 404, 403 of the path's account; or none. */
   auth: 'admin' | 'account' | null;
+  /**
+   * C115: an admin operation (one that takes the admin token or session, and the login): failed admin
+   * authentications are counted and a throttled client is refused before its credentials are looked at.
+   */
+  throttled: boolean;
   /** Whether the body has generated checks, run by the body row before the handler. */
   checksBody: boolean;
   /**
@@ -108,6 +113,7 @@ function planOf(route: Route, op: OperationId): Plan {
   return {
     testParam: route.testMode ? (QUERY_CHECKS[op]?.find((c) => c.aliasOf === null)?.name ?? null) : null,
     auth: schemes.length === 0 || sessionOnly ? null : schemes.includes('admin_token') ? 'admin' : 'account',
+    throttled: route.loginThrottle || schemes.includes('admin_token') || schemes.includes('admin_session'),
     checksBody: body !== null && OBJECT_CHECKS[body] !== undefined,
     shared: open ? Object.freeze(record(op, null, undefined, false, new RequestProblems(), 0)) : null,
   };
@@ -161,10 +167,27 @@ export function openGate(ctx: ServerContext, req: FastifyRequest, op: OperationI
   const test = plan.testParam !== null && !problems.any && query?.[plan.testParam] === 'true';
   const g = record(op, caller, query, test, problems, ctx.clock.now());
   req.gate = g;
+  if (!plan.throttled) return undefined;
+  // C115: a throttled client is refused before its credentials are looked at, so neither the right token
+  // nor a live session (403 without its CSRF token) tells it a guess was right.
+  const client = req.ip;
+  const throttled = ctx.authThrottle.refusal(client);
+  if (throttled !== undefined) return throttled;
+  if (caller !== 'auth_missing') {
+    // An Authorization header that is not the admin token, a token of the API included, is a failure.
+    if (caller !== null && (typeof caller === 'string' || caller.kind !== 'admin'))
+      ctx.authThrottle.failed(client);
+    return undefined;
+  }
   // C64: an admin route takes the session cookie when no Authorization header is sent.
-  if (caller !== 'auth_missing' || !takesSession(route)) return undefined;
-  const session = ctx.sessions.get(sessionCookie(req));
-  if (!session) return undefined;
+  if (!takesSession(route)) return undefined;
+  const cookie = sessionCookie(req);
+  const session = ctx.sessions.get(cookie);
+  if (!session) {
+    // C115: a cookie naming no live session is a failure; no cookie at all is no attempt.
+    if (cookie !== undefined) ctx.authThrottle.failed(client);
+    return undefined;
+  }
   if (needsCsrf(route))
     try {
       checkSameOrigin(req, ctx.publicOrigin);
@@ -201,33 +224,30 @@ export function passHeaderRows(
     g.account = authorizeAccountRoute(route, g.caller, id, ctx.directory); // 401, 404, 403
     if (route.faults) {
       const fault = ctx.faults.take(g.account.id, (g.caller as Principal).tokenId);
-      if (fault !== null) return faultThenLimit(ctx, req, reply, g, answerFault(ctx, reply, fault, g));
+      if (fault !== null) return faultThenLimit(ctx, reply, g, answerFault(ctx, reply, fault, g));
     }
   }
-  return limitAndQuery(ctx, req, reply, g, route);
+  return limitAndQuery(ctx, reply, g, route);
 }
 
 /** A latency fault waits, then the request goes on through its remaining rows. */
 async function faultThenLimit(
   ctx: ServerContext,
-  req: FastifyRequest,
   reply: FastifyReply,
   g: Gate,
   fault: Promise<void>,
 ): Promise<void> {
   await fault;
-  await limitAndQuery(ctx, req, reply, g, ROUTES[g.op]);
+  await limitAndQuery(ctx, reply, g, ROUTES[g.op]);
 }
 
-/** Row 429 (the route's category of C9, or the login throttle of C71), then the query's 400. */
+/** Row 429 (the route's category of C9; the admin throttle of C115 ran in openGate), then the query's 400. */
 function limitAndQuery(
   ctx: ServerContext,
-  req: FastifyRequest,
   reply: FastifyReply,
   g: Gate,
   route: Route,
 ): Promise<void> | undefined {
-  if (route.loginThrottle) ctx.loginThrottle.check(req.ip);
   const counting =
     g.account !== null
       ? enforceRateLimit(

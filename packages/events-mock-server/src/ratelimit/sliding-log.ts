@@ -56,6 +56,13 @@ export class SlidingLog {
     return (this.#buf[this.#start] as number) + this.windowMs - t;
   }
 
+  /** Milliseconds until every admission in the window has left it; 0 when the window is empty (C115). */
+  msUntilEmpty(now: number): number {
+    const t = this.#monotonic(now);
+    this.#expire(t);
+    return this.#size === 0 ? 0 : this.#last + this.windowMs - t;
+  }
+
   /** Whether the log holds nothing still in the window (so its key can be forgotten). */
   idle(now: number): boolean {
     return this.count(now) === 0;

@@ -20,7 +20,7 @@ function sessionBody(s: AdminSession) {
   return { csrf_token: s.csrfToken, expires_at: Math.floor(s.expiresAt / 1000) };
 }
 
-/** Cookie login of the admin API (C64), its CSRF token and login throttling (C71). */
+/** Cookie login of the admin API (C64), its CSRF token and login throttling (C71, C115). */
 export function adminSessionHandlers(ctx: ServerContext) {
   return {
     'admin/session/create': async (
@@ -28,11 +28,15 @@ export function adminSessionHandlers(ctx: ServerContext) {
       reply: FastifyReply,
       { body }: Checked<'admin/session/create'>,
     ) => {
-      // C71: a throttled address was answered 429 by the gate (x-login-throttle), before its token is
-      // looked at, even a right one.
+      // C71, C115: a throttled address was answered 429 by the gate (x-login-throttle), before its body was
+      // read. Asked again here, in the same step as the failure is counted: logins sent at once all passed
+      // the gate before any of them was counted, and only the allowance of them may be tried.
+      const client = req.ip;
+      const throttled = ctx.authThrottle.refusal(client);
+      if (throttled !== undefined) throw throttled;
       const who = ctx.directory.authenticate(`Bearer ${body.token}`);
       if (typeof who === 'string' || who.kind !== 'admin') {
-        ctx.loginThrottle.failed(req.ip);
+        ctx.authThrottle.failed(client);
         throw requestError('admin_session_token_invalid', 'body.token', {});
       }
       const { id, session } = ctx.sessions.create();

@@ -10,15 +10,16 @@ function opName(o: OperationIR): string {
 }
 
 /**
- * The protections of the admin API (C64, C69, C71), from the spec: the admin schemes and which operations
- * take them, the CSRF header, the limits of sessions and login throttling, and the refusals' problems.
+ * The protections of the admin API (C64, C69, C71, C115), from the spec: the admin schemes and which
+ * operations take them, the CSRF header, the limits of sessions and of the throttle of failed admin
+ * authentication, and the refusals' problems.
  * Sections on other subjects can be added beside these, each from spec data.
  */
 export const securityPage: Page = {
   slug: 'security',
   title: 'Security',
   summary:
-    'How the admin API is protected: admin token or session cookie, CSRF (Origin and token), login throttling, Secure cookie behind trusted proxies, SameSite, session lifetime (C64, C71).',
+    'How the admin API is protected: admin token or session cookie, CSRF (Origin and token), throttling of failed admin authentication, Secure cookie behind trusted proxies, SameSite, session lifetime (C64, C71, C115).',
   body(ctx: DocsContext) {
     const { ir } = ctx;
     const apiKey = (where: string) =>
@@ -56,6 +57,7 @@ export const securityPage: Page = {
     const window = lim('admin_login_window_seconds');
     const perClient = lim('admin_login_failures_per_client_max');
     const overall = lim('admin_login_failures_max');
+    const clientsMax = lim('admin_auth_clients_max');
     const scheme = (s: SecuritySchemeIR) =>
       `${code(s.name)} (${s.parameter ? `${s.parameter.in} ${code(s.parameter.name)}` : `${s.type} ${s.scheme ?? ''}`.trim()})`;
     return blocks(
@@ -82,13 +84,18 @@ export const securityPage: Page = {
         `The token is compared in constant time with the one of the cookie's session.`,
       ]),
       table(['Problem', 'Status', 'Detail'], problemsOf('csrf_')),
-      '## Login throttling',
-      `Wrong tokens sent to ${code('POST /admin/session')} are counted over ${duration(window.value)} (${code(window.key)}): ${num(perClient.value)} per client address (${code(perClient.key)}) and ${num(overall.value)} from all clients together (${code(overall.key)}). Once either is spent, every login of that address (or every login) is answered 429 with ${code('Retry-After')}, even with the right token, so the throttle cannot be used to test guesses (C71). Throttled attempts are not counted again; a successful login neither counts nor clears earlier failures. The counters live in each server process's memory. The config's ${code('admin:')} section can change each limit.`,
-      table(['Problem', 'Status', 'Detail'], [problem('admin_login_throttled')]),
+      '## Throttling failed admin authentication',
+      `Every failed admin authentication counts (C71, C115): a wrong token sent to ${code('POST /admin/session')}, and on every admin operation an ${code('Authorization')} header that is not the admin token (a token of the events API included) or a session cookie naming no live session. Calls without any credential, and the events API, are not counted. Failures are counted over ${duration(window.value)} (${code(window.key)}) per client address (an IPv6 address per /64) and for all clients together.`,
+      list([
+        `An address with ${num(perClient.value)} failures in the window (${code(perClient.key)}) is answered 429 with ${code('Retry-After')} on every admin operation and login, before its credentials are looked at: even the right token or a live session is refused, so the throttle cannot be used to test guesses.`,
+        `Once all clients together have ${num(overall.value)} failures in the window (${code(overall.key)}), an address that failed at least once in the window is refused as well, so each new address gets one guess while the budget is spent; an address that has not failed in the window is always admitted, so no one can lock the operator out.`,
+        `Throttled attempts are not counted again; a successful one neither counts nor clears earlier failures. The counters live in each server process's memory, for at most ${num(clientsMax.value)} addresses (${code(clientsMax.key)}); past that, the address that failed least recently is forgotten. The config's ${code('admin:')} section can change the window and both budgets.`,
+      ]),
+      table(['Problem', 'Status', 'Detail'], problemsOf('admin_auth_throttled')),
       '## Secure cookie and trusted proxies',
       list([
         `The session cookie carries ${code('Secure')} when the request came over TLS, or through a proxy listed in the config's ${code('server.trusted_proxies')} (addresses or CIDR ranges) that sends ${code('X-Forwarded-Proto: https')} (C71).`,
-        `${code('X-Forwarded-Proto')}, ${code('X-Forwarded-For')} and ${code('X-Forwarded-Host')} from any other peer are ignored: a client cannot claim HTTPS or another address. The same list gives the login throttle the client's real address.`,
+        `${code('X-Forwarded-Proto')}, ${code('X-Forwarded-For')} and ${code('X-Forwarded-Host')} from any other peer are ignored: a client cannot claim HTTPS or another address. The same list gives the throttle of failed admin authentication the client's real address.`,
       ]),
       '## The inspector page',
       `The inspector (${code('/inspector/')}, C69) signs in with the admin token once, keeps the CSRF token in memory only and sends it on each of its state-changing calls; its files carry a Content-Security-Policy without other hosts, ${code('X-Frame-Options: DENY')} and ${code('Referrer-Policy: no-referrer')}.`,
