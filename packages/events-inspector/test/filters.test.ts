@@ -14,6 +14,7 @@ import {
 
 const summary: RequestSummary = {
   request_id: 'r1',
+  client_request_id: 'trace-9',
   received_at: 1_700_000_000_500,
   ad_account_id: '549755885175',
   token_id: 'demo-conversion',
@@ -83,6 +84,8 @@ describe('matchesFilters (live rows)', () => {
     [{}, true],
     [{ ad_account_id: '549755885175' }, true],
     [{ ad_account_id: '1' }, false],
+    [{ client_request_id: 'trace-9' }, true],
+    [{ client_request_id: 'trace-1' }, false],
     [{ status: '200' }, true],
     [{ status: '400' }, false],
     [{ outcome: 'failed' }, true],

@@ -184,7 +184,9 @@ test('a failing upstream is retried on the backoff, recorded sanitized, and /rea
     expect(status).toMatchObject({ pending: 0, dead: 1, failures: 4, delivered: 0 });
     expect(status.last_error).toMatch(/HTTP 503/);
     expect(status.last_error).not.toContain(TOKEN);
-    const detail = await h.call('GET', '/admin/requests/req-failing', { token: T.admin });
+    const detail = await h.call('GET', `/admin/requests/${sent.headers.get('x-pinterest-rid')}`, {
+      token: T.admin,
+    });
     expect(detail.body.items[0].delivery).toEqual([
       expect.objectContaining({ sink: 'up', state: 'dead', attempts: 4 }),
     ]);

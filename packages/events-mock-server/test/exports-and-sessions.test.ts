@@ -97,22 +97,24 @@ describe('C63 exports', () => {
     expect(byEvent.get('-5')?.event_id).toBe('-5');
     expect(byEvent.get('+3.25')?.event_id).toBe('+3.25');
     expect(byEvent.get('plain-5')?.event_id).toBe('plain-5');
-    // The request id column is text like any other; number columns are numbers.
+    // The request id is the server's (C118); number columns are numbers.
+    const serverId = r.headers.get('x-pinterest-rid') as string;
     for (const x of rows) {
-      expect(x.request_id).toBe("'-2-3");
+      expect(x.request_id).toBe(serverId);
       expect(x.received_at).toMatch(/^\d+$/);
       expect(x.duplicates).toBe('0');
     }
     const requests = parse((await admin('/admin/requests/export?format=csv')).text, {
       columns: true,
     }) as Record<string, string>[];
-    expect(requests.map((x) => x.request_id)).toContain("'-2-3");
+    // The client's id is text like any other column: a leading '-' cannot start a formula.
+    expect(requests.map((x) => [x.request_id, x.client_request_id])).toContainEqual([serverId, "'-2-3"]);
 
-    // NDJSON is exact: the event_ids and the request id as sent.
+    // NDJSON is exact: the event_ids as sent, and the request's id.
     const lines = (await admin('/admin/events/export?format=ndjson')).text.trim().split('\n');
     const items = lines.map((l) => JSON.parse(l) as { event_id: string; request_id: string });
     expect(items.map((i) => i.event_id).sort()).toEqual([...ids].sort());
-    expect(items.every((i) => i.request_id === '-2-3')).toBe(true);
+    expect(items.every((i) => i.request_id === serverId)).toBe(true);
   });
 
   test('the request log as NDJSON and CSV, with the filters of the list', async () => {
@@ -133,6 +135,7 @@ describe('C63 exports', () => {
     expect(rows).toEqual(
       live.map((s: Record<string, unknown>) => ({
         request_id: s.request_id,
+        client_request_id: s.client_request_id ?? '',
         received_at: String(s.received_at),
         ad_account_id: s.ad_account_id,
         token_id: s.token_id ?? '',

@@ -45,11 +45,12 @@ describe('C12 health and metrics', () => {
     expect(r.text).toContain('process_resident_memory_bytes');
   });
 
-  test('x-request-id: generated, or the client one when it is plain', async () => {
+  test('x-request-id: the client one echoed when it is plain, else the server id (C118)', async () => {
     const gen = await h.call('GET', '/healthz');
     expect(gen.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const mine = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
     expect(mine.headers.get('x-request-id')).toBe('trace-42');
+    expect(mine.headers.get('x-pinterest-rid')).toMatch(/^[0-9a-f-]{36}$/);
     const hostile = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'a b<script>' } });
     expect(hostile.headers.get('x-request-id')).not.toContain('script');
   });

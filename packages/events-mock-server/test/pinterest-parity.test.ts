@@ -102,21 +102,11 @@ describe('C91 conversion deletion requests', () => {
     const other = event(h.nowS(), { event_id: 'other-1' });
     (other.user_data as Record<string, unknown>).em = [sha256('kim@example.com')];
     (other.user_data as Record<string, unknown>).click_id = 'epik-of-kim';
-    await h.call('POST', `/v5/ad_accounts/${A}/events`, {
-      token: T.convA,
-      body: { data: [jane] },
-      headers: { 'x-request-id': 'req-jane' },
-    });
-    await h.call('POST', `/v5/ad_accounts/${A}/events`, {
-      token: T.convA,
-      body: { data: [byClick, other] },
-      headers: { 'x-request-id': 'req-two' },
-    });
-    await h.call('POST', `/v5/ad_accounts/${A}/events`, {
-      token: T.convA,
-      body: { data: [other] },
-      headers: { 'x-request-id': 'req-kim' },
-    });
+    // The log's key is the server's id (C118), the answer's x-pinterest-rid.
+    const rid = (r: { headers: Headers }) => r.headers.get('x-pinterest-rid') as string;
+    const reqJane = rid(await h.send(A, T.convA, [jane]));
+    const reqTwo = rid(await h.send(A, T.convA, [byClick, other]));
+    const reqKim = rid(await h.send(A, T.convA, [other]));
 
     const created = await h.call('POST', cdr, {
       token: T.oauthStd,
@@ -139,12 +129,12 @@ describe('C91 conversion deletion requests', () => {
       (await h.call('GET', `/admin/requests/${id}`, { token: T.admin })).body.items.map(
         (i: { event: { event_id: string } | null; status: string }) => [i.event?.event_id ?? null, i.status],
       );
-    expect(await events('req-jane')).toEqual([[null, 'processed']]);
-    expect(await events('req-two')).toEqual([
+    expect(await events(reqJane)).toEqual([[null, 'processed']]);
+    expect(await events(reqTwo)).toEqual([
       [null, 'processed'],
       [null, 'processed'],
     ]);
-    expect(await events('req-kim')).toEqual([['other-1', 'processed']]);
+    expect(await events(reqKim)).toEqual([['other-1', 'processed']]);
     // The plain address is kept nowhere the admin API reads.
     expect(JSON.stringify(await h.call('GET', '/admin/requests', { token: T.admin }))).not.toContain('Jane@');
 

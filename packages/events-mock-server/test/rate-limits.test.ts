@@ -144,13 +144,15 @@ describe('over HTTP, with a fake clock', () => {
     );
   });
 
-  test("x-pinterest-rid: the request id under Pinterest's name, on every answer (C89)", async () => {
+  test("x-pinterest-rid: the server's request id under Pinterest's name, on every answer (C89, C118)", async () => {
     const given = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
       raw: '{bad',
       token: T.convA,
       headers: { 'x-request-id': 'client-id-1' },
     });
-    expect(given.headers.get('x-pinterest-rid')).toBe('client-id-1');
+    // The client's id is echoed where it sent it; Pinterest's name carries the server's own.
+    expect(given.headers.get('x-request-id')).toBe('client-id-1');
+    expect(given.headers.get('x-pinterest-rid')).toMatch(/^[0-9a-f-]{36}$/);
     const chosen = await h.call('GET', '/healthz');
     expect(chosen.headers.get('x-pinterest-rid')).toBe(chosen.headers.get('x-request-id'));
     expect(chosen.headers.get('x-pinterest-rid')).toMatch(/^[0-9a-f-]{36}$/);

@@ -15,11 +15,14 @@ const entryArb = fc.record({
   warned: fc.nat(2),
   names: fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 3 }),
   second: fc.nat(20),
+  // C118: client ids repeat across requests, or are absent.
+  client: fc.constantFrom(null, 'trace-1', 'trace-2'),
 });
 
 const filterArb = fc.record(
   {
     adAccountId: fc.constantFrom('111', '222', '333'),
+    clientRequestId: fc.constantFrom('trace-1', 'trace-2', 'trace-3'),
     status: fc.constantFrom(200, 400, 401, 429),
     outcome: fc.constantFrom('failed' as const, 'warned' as const),
     eventName: fc.constantFrom(...NAMES, 'a b', 'check'),
@@ -42,6 +45,7 @@ describe('C61 request log filters (property)', () => {
           try {
             const writes: RequestLogWrite[] = entries.map((e, i) => ({
               requestId: `r${i}`,
+              clientRequestId: e.client,
               receivedAt: e.second * 1000,
               adAccountId: e.account,
               tokenId: null,
@@ -70,6 +74,7 @@ describe('C61 request log filters (property)', () => {
               .filter(
                 (w) =>
                   (filter.adAccountId === undefined || w.adAccountId === filter.adAccountId) &&
+                  (filter.clientRequestId === undefined || w.clientRequestId === filter.clientRequestId) &&
                   (filter.status === undefined || w.status === filter.status) &&
                   (filter.outcome !== 'failed' || w.failed > 0) &&
                   (filter.outcome !== 'warned' || w.warned > 0) &&

@@ -15,6 +15,14 @@ afterEach(() => h?.close());
 
 const admin = (path: string) => h.call('GET', path, { token: T.admin });
 
+/** The server's id of the one logged request its client sent as `x-request-id` (C118). */
+async function rid(clientId: string, on: Harness = h): Promise<string> {
+  const list = await on.call('GET', `/admin/requests?client_request_id=${clientId}`, { token: T.admin });
+  expect(list.body.items).toHaveLength(1);
+  return list.body.items[0].request_id;
+}
+const SERVER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe('C60 every request to the events endpoint is logged', () => {
   beforeEach(async () => {
     h = await startHarness();
@@ -36,7 +44,8 @@ describe('C60 every request to the events endpoint is logged', () => {
     expect(list.body.items).toHaveLength(1);
     const s = list.body.items[0];
     expect({ ...s, duration_ms: typeof s.duration_ms }).toEqual({
-      request_id: 'req-mixed',
+      request_id: r.headers.get('x-pinterest-rid'),
+      client_request_id: 'req-mixed',
       received_at: T0,
       ad_account_id: A,
       token_id: 'conv-a',
@@ -50,7 +59,9 @@ describe('C60 every request to the events endpoint is logged', () => {
       event_names: ['checkout', 'subscription'],
       error: null,
     });
-    const d = await admin('/admin/requests/req-mixed');
+    expect(r.headers.get('x-request-id')).toBe('req-mixed');
+    expect(r.headers.get('x-pinterest-rid')).toMatch(SERVER_ID);
+    const d = await admin(`/admin/requests/${await rid('req-mixed')}`);
     expect(d.status).toBe(200);
     expect(d.body.body_truncated).toBe(false);
     // A value the answer says was dropped is kept as its shape (C70).
@@ -98,6 +109,41 @@ describe('C60 every request to the events endpoint is logged', () => {
     expect(r.body.events[1].error_message).toContain('subscription');
   });
 
+  test("C118: the log's key is the server's id; three requests with one client id are three entries", async () => {
+    const sent: Awaited<ReturnType<Harness['call']>>[] = [];
+    for (const id of ['e-1', 'e-2', 'e-3'])
+      sent.push(
+        await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+          token: T.convA,
+          // A warned event: its body is kept (C70 `problems`), so each detail shows its own event.
+          body: { data: [event(h.nowS(), { event_id: id, partner_name: 'acme' })] },
+          headers: { 'x-request-id': 'same-id' },
+        }),
+      );
+    const rids = sent.map((r) => r.headers.get('x-pinterest-rid') as string);
+    expect(sent.map((r) => r.headers.get('x-request-id'))).toEqual(['same-id', 'same-id', 'same-id']);
+    expect(new Set(rids).size).toBe(3);
+    for (const r of rids) expect(r).toMatch(SERVER_ID);
+    const list = await admin('/admin/requests?client_request_id=same-id');
+    expect(list.body.items.map((i: { request_id: string }) => i.request_id)).toEqual([...rids].reverse());
+    const ids: string[] = [];
+    for (const r of rids) ids.push((await admin(`/admin/requests/${r}`)).body.items[0].event.event_id);
+    expect(ids).toEqual(['e-1', 'e-2', 'e-3']);
+    // A client cannot take another request's key: its id is kept as its own, the key is new.
+    const copycat = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+      token: T.convA,
+      body: { data: [event(h.nowS(), { event_id: 'e-4', partner_name: 'acme' })] },
+      headers: { 'x-request-id': rids[0] as string },
+    });
+    expect(copycat.headers.get('x-pinterest-rid')).not.toBe(rids[0]);
+    expect((await admin(`/admin/requests/${rids[0]}`)).body.items[0].event.event_id).toBe('e-1');
+    // Without a client id, x-request-id is the server's own, and nothing is logged beside it.
+    const plain = await h.send(A, T.convA, [event(h.nowS(), { event_id: 'e-5' })]);
+    expect(plain.headers.get('x-request-id')).toBe(plain.headers.get('x-pinterest-rid'));
+    const entry = (await admin(`/admin/requests/${plain.headers.get('x-pinterest-rid')}`)).body;
+    expect(entry.client_request_id).toBe(null);
+  });
+
   test('duplicates name the earlier event: of another request and of the same batch', async () => {
     const first = event(h.nowS(), { event_id: 'dup-1' });
     await h.call('POST', `/v5/ad_accounts/${A}/events`, {
@@ -111,14 +157,14 @@ describe('C60 every request to the events endpoint is logged', () => {
       body: { data: [first, event(h.nowS(), { event_id: 'dup-2' }), event(h.nowS(), { event_id: 'dup-2' })] },
       headers: { 'x-request-id': 'req-again' },
     });
-    const d = await admin('/admin/requests/req-again');
+    const d = await admin(`/admin/requests/${await rid('req-again')}`);
     expect(d.body.warned).toBe(2);
     expect(
       d.body.items.map((i: { fields: string[]; duplicate_of: unknown }) => [i.fields, i.duplicate_of]),
     ).toEqual([
-      [['event_id'], { request_id: 'req-first', event_id: 'dup-1', received_at: T0 }],
+      [['event_id'], { request_id: await rid('req-first'), event_id: 'dup-1', received_at: T0 }],
       [[], null],
-      [['event_id'], { request_id: 'req-again', event_id: 'dup-2', received_at: T0 + 2000 }],
+      [['event_id'], { request_id: await rid('req-again'), event_id: 'dup-2', received_at: T0 + 2000 }],
     ]);
   });
 
@@ -153,7 +199,8 @@ describe('C60 every request to the events endpoint is logged', () => {
     });
     expect(limited.status).toBe(429);
     const summary = async (id: string) => {
-      const { duration_ms: _d, ...rest } = (await admin(`/admin/requests/${id}`)).body;
+      const { duration_ms: _d, request_id, ...rest } = (await admin(`/admin/requests/${await rid(id)}`)).body;
+      expect(request_id).toMatch(SERVER_ID);
       return rest;
     };
     const refused = {
@@ -170,7 +217,7 @@ describe('C60 every request to the events endpoint is logged', () => {
     };
     expect(await summary('req-401')).toEqual({
       ...refused,
-      request_id: 'req-401',
+      client_request_id: 'req-401',
       token_id: null,
       test: false,
       status: 401,
@@ -184,7 +231,7 @@ describe('C60 every request to the events endpoint is logged', () => {
     });
     expect(await summary('req-413')).toEqual({
       ...refused,
-      request_id: 'req-413',
+      client_request_id: 'req-413',
       token_id: 'conv-a',
       test: false,
       status: 413,
@@ -197,7 +244,7 @@ describe('C60 every request to the events endpoint is logged', () => {
     });
     expect(await summary('req-429')).toEqual({
       ...refused,
-      request_id: 'req-429',
+      client_request_id: 'req-429',
       token_id: 'conv-a',
       test: true,
       status: 429,
@@ -296,13 +343,16 @@ describe('C60 retention and body size', () => {
       h.clock.advance(10_000);
     }
     const ids = async () =>
-      (await admin('/admin/requests')).body.items.map((i: { request_id: string }) => i.request_id);
+      (await admin('/admin/requests')).body.items.map(
+        (i: { client_request_id: string }) => i.client_request_id,
+      );
     expect(await ids()).toEqual(['keep-4', 'keep-3', 'keep-2']);
+    const [keep3, keep2] = [await rid('keep-3'), await rid('keep-2')];
     // keep-2 was received 30 s before the clock's now; 31 s on it is past the age, even before a prune.
     h.clock.advance(31_000);
     expect(await ids()).toEqual(['keep-4', 'keep-3']);
-    expect((await admin('/admin/requests/keep-2')).status).toBe(404);
-    expect((await admin('/admin/requests/keep-3')).status).toBe(200);
+    expect((await admin(`/admin/requests/${keep2}`)).status).toBe(404);
+    expect((await admin(`/admin/requests/${keep3}`)).status).toBe(200);
   });
 
   test('a body over max_body_bytes is not kept: body_truncated, events null', async () => {
@@ -312,7 +362,7 @@ describe('C60 retention and body size', () => {
       body: { data: [event(h.nowS())] },
       headers: { 'x-request-id': 'big' },
     });
-    const d = (await admin('/admin/requests/big')).body;
+    const d = (await admin(`/admin/requests/${await rid('big')}`)).body;
     expect(d.body_truncated).toBe(true);
     expect(d.items.map((i: { event: unknown; status: string }) => [i.event, i.status])).toEqual([
       [null, 'processed'],
@@ -366,14 +416,15 @@ describe('C62 live stream', () => {
       const two = await startHarness({ storeUrl: db.url });
       try {
         const s = await follow(`${two.url}/admin/requests/stream`, { authorization: `Bearer ${T.admin}` });
-        await one.call('POST', `/v5/ad_accounts/${A}/events`, {
+        const sent = await one.call('POST', `/v5/ad_accounts/${A}/events`, {
           token: T.convA,
           body: { data: [event(one.nowS())] },
           headers: { 'x-request-id': 'from-one' },
         });
         await s.until((t) => t.includes('event: request'));
         s.stop();
-        expect(s.state.text).toContain('id: from-one\n');
+        expect(s.state.text).toContain(`id: ${sent.headers.get('x-pinterest-rid')}\n`);
+        expect(s.state.text).toContain('"client_request_id":"from-one"');
       } finally {
         await one.close();
         await two.close();
@@ -392,7 +443,7 @@ describe('C62 live stream', () => {
     expect(s.state.res.status).toBe(200);
     expect(s.state.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     await h.send(B, T.convB, [event(h.nowS(), { custom_data: { currency: 'EUR', value: '1' } })]);
-    await h.call('POST', `/v5/ad_accounts/${A}/events`, {
+    const live = await h.call('POST', `/v5/ad_accounts/${A}/events`, {
       token: T.convA,
       body: { data: [event(h.nowS())] },
       headers: { 'x-request-id': 'live-1' },
@@ -402,9 +453,10 @@ describe('C62 live stream', () => {
     const events = s.state.text.split('\n\n').filter((b) => b.startsWith('event: request'));
     expect(events).toHaveLength(1);
     const [kind, id, data] = (events[0] as string).split('\n');
-    expect([kind, id]).toEqual(['event: request', 'id: live-1']);
+    expect([kind, id]).toEqual(['event: request', `id: ${live.headers.get('x-pinterest-rid')}`]);
     expect(JSON.parse((data as string).slice('data: '.length))).toMatchObject({
-      request_id: 'live-1',
+      request_id: live.headers.get('x-pinterest-rid'),
+      client_request_id: 'live-1',
       ad_account_id: A,
       status: 200,
       processed: 1,

@@ -64,6 +64,7 @@ const batch: BatchWrite = {
 /** An entry as version 2 wrote it: the body as received, a raw e-mail address in it. */
 const oldEntry: RequestLogWrite = {
   requestId: 'old',
+  clientRequestId: null,
   receivedAt: 1000,
   adAccountId: '1',
   tokenId: 'conv',
@@ -201,6 +202,38 @@ test('C112: a version 4 file gets seqs that never go back, and loses entries tha
     await upgraded.commitBatch({ ...batch, requestId: 'r3', events: events(['e']) });
     const seqs = upgraded.database.prepare('SELECT seq FROM events ORDER BY seq').pluck().all() as number[];
     expect(seqs).toEqual([1, 2, 4]);
+    await upgraded.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('C118: a version 5 file gains the client request id; its entries read with none, new ones keep theirs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
+  const path = join(dir, 'events.db');
+  const retention = { maxEntries: 100, maxBytes: 1e9, maxAgeMs: 1e12, now: 0, timelineSince: 0 };
+  try {
+    const first = new SqliteStore({ path });
+    await first.appendRequests([{ ...oldEntry, body: null }], retention);
+    await first.close();
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE request_log DROP COLUMN client_request_id; PRAGMA user_version = 5;');
+    raw.close();
+
+    const upgraded = new SqliteStore({ path });
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    await upgraded.appendRequests(
+      [{ ...oldEntry, body: null, requestId: 'new', clientRequestId: 'trace-7', receivedAt: 2000 }],
+      retention,
+    );
+    const page = await upgraded.listRequests({ limit: 10 });
+    expect(page.items.map((e) => [e.requestId, e.clientRequestId])).toEqual([
+      ['new', 'trace-7'],
+      ['old', null],
+    ]);
+    expect(
+      (await upgraded.listRequests({ limit: 10, clientRequestId: 'trace-7' })).items.map((e) => e.requestId),
+    ).toEqual(['new']);
     await upgraded.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

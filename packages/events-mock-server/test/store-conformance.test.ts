@@ -151,6 +151,7 @@ const dupObject = (m: Map<number, unknown>) => Object.fromEntries(m);
 function logged(i: number, over: Partial<RequestLogWrite> = {}): RequestLogWrite {
   return {
     requestId: `r${i}`,
+    clientRequestId: null,
     receivedAt: T0 + i * 1000,
     adAccountId: ACCOUNT,
     tokenId: 'conv',
@@ -450,7 +451,14 @@ for (const impl of IMPLEMENTATIONS) {
       const seqs = await store.appendRequests(
         [
           logged(0),
-          logged(1, { test: true, status: 200, failed: 0, warned: 1, eventNames: ['page_visit'] }),
+          logged(1, {
+            test: true,
+            status: 200,
+            failed: 0,
+            warned: 1,
+            eventNames: ['page_visit'],
+            clientRequestId: 'trace-1',
+          }),
           logged(2, {
             status: 401,
             tokenId: null,
@@ -483,6 +491,9 @@ for (const impl of IMPLEMENTATIONS) {
       const ids = async (f: Parameters<Store['listRequests']>[0]) =>
         (await store.listRequests(f)).items.map((r) => r.requestId);
       expect(await ids({ limit: 10, adAccountId: OTHER })).toEqual(['r0']);
+      // C118: the client's id is kept beside the store's key, and filters.
+      expect(all.items.map((r) => r.clientRequestId)).toEqual([null, null, 'trace-1', null]);
+      expect(await ids({ limit: 10, clientRequestId: 'trace-1' })).toEqual(['r1']);
       expect(await ids({ limit: 10, status: 401 })).toEqual(['r2']);
       expect(await ids({ limit: 10, outcome: 'failed' })).toEqual(['r0', 'r0']);
       expect(await ids({ limit: 10, outcome: 'warned' })).toEqual(['r1']);

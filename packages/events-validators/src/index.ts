@@ -22,5 +22,6 @@ export {
   type Problem,
   received,
 } from './lib/problems.js';
-export { dropsValue, personalDataPaths, redactedText, redactJson } from './lib/redact.js';
+export { readsAsContact } from './lib/json-type.js';
+export { dropsValue, namedAsPersonal, personalDataPaths, type RedactRoot, refusedPaths, redactedText, redactJson } from './lib/redact.js';
 export type { RequestDetail, RequestFailure } from './lib/request.js';

@@ -1,8 +1,9 @@
 /**
- * C70: what a request log keeps of a body. Literal cases of the rule (hashed fields, unknown user_data
- * members, user_data as a scalar, dropped paths, malformed text), and properties: a raw value planted in a
- * hashed field never survives, whatever the JSON around it and however it is cut or spaced; text with no
- * user_data member and no dropped path comes back untouched; the lexer never throws on any text.
+ * C70 and C117: what a request log keeps of a body. Literal cases of the rules (hashed fields, unknown
+ * user_data members, user_data as a scalar, dropped paths, malformed text, members the spec does not know),
+ * and properties: a raw value planted in a hashed field, or a contact planted anywhere the spec knows no
+ * member, never survives, whatever the JSON around it and however it is cut or spaced; text that holds
+ * nothing personal comes back untouched; the lexer never throws on any text.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -152,12 +153,24 @@ describe('properties (C70)', () => {
     );
   });
 
-  it('text with no user_data member and no dropped path is returned untouched (null)', () => {
+  it('text whose members read as no personal data and whose strings read as no contact is returned untouched (null)', () => {
+    // Names from letters no word of personalMemberWords is made of; strings without '@' or digits.
+    const name = fc.string({ unit: fc.constantFrom('q', 'x', 'j', 'k', 'v', 'w', '_'), maxLength: 8 });
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-', '.', 'Z'), maxLength: 12 });
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(name, tie('value'), { maxKeys: 3 }),
+      ),
+    }));
     fc.assert(
-      fc.property(fc.jsonValue(), (v) => {
-        const text = JSON.stringify(v);
-        fc.pre(!text.includes('user_data'));
-        expect(redactJson(text)).toBe(null);
+      fc.property(value, fc.constantFrom('body' as const, 'event' as const), (v, root) => {
+        expect(redactJson(JSON.stringify(v), null, root)).toBe(null);
       }),
     );
   });
@@ -175,6 +188,144 @@ describe('properties (C70)', () => {
         const at = text.indexOf(raw) + raw.length + (cut % 30);
         const out = redactJson(text.slice(0, at)) ?? text.slice(0, at);
         expect(out).not.toContain(raw);
+      }),
+    );
+  });
+});
+
+describe('C117: what the spec does not know', () => {
+  it('replaces a contact in an unknown member at any depth, and a string where an event belongs', () => {
+    const body = {
+      data: [
+        {
+          event_id: 'kept-1',
+          email: EMAIL,
+          custom_data: { customer_email: 'c@example.org', currency: 'USD', notes: { a: [{ b: PHONE }] } },
+        },
+        EMAIL,
+      ],
+    };
+    expect(JSON.parse(redactJson(JSON.stringify(body)) ?? '')).toEqual({
+      data: [
+        {
+          event_id: 'kept-1',
+          email: '(not kept: an unhashed e-mail address, 20 character(s))',
+          custom_data: {
+            customer_email: '(not kept: an unhashed e-mail address, 13 character(s))',
+            currency: 'USD',
+            notes: { a: [{ b: '(not kept: an unhashed phone number, 17 character(s))' }] },
+          },
+        },
+        '(not kept: an unhashed e-mail address, 20 character(s))',
+      ],
+    });
+  });
+
+  it('keeps nothing but nulls and booleans under a member named as personal data', () => {
+    const event = {
+      event_id: 'kept-2',
+      custom_data: {
+        billing_address: { line1: '1 Main St', zip: 94107, verified: true, note: null },
+        firstName: 'Jane',
+        'date-of-birth': '1990-01-02',
+        item_count: 3,
+        coupon: 'SPRING',
+      },
+      ip: '203.0.113.9',
+    };
+    expect(JSON.parse(redactJson(JSON.stringify(event), null, 'event') ?? '')).toEqual({
+      event_id: 'kept-2',
+      custom_data: {
+        billing_address: {
+          line1: '(not kept: a string of 9 character(s))',
+          zip: '(not kept: an integer)',
+          verified: true,
+          note: null,
+        },
+        firstName: '(not kept: a string of 4 character(s))',
+        'date-of-birth': '(not kept: a string of 10 character(s))',
+        item_count: 3,
+        coupon: 'SPRING',
+      },
+      ip: '(not kept: an IP address, 11 character(s))',
+    });
+  });
+
+  it('keeps what the spec knows as sent, even where it reads like a contact; an object where a string belongs is read', () => {
+    const event = { event_id: EMAIL, event_source_url: 'https://shop.example/', event_name: { to: EMAIL } };
+    expect(JSON.parse(redactJson(JSON.stringify(event), null, 'event') ?? '')).toEqual({
+      event_id: EMAIL,
+      event_source_url: 'https://shop.example/',
+      event_name: { to: '(not kept: an unhashed e-mail address, 20 character(s))' },
+    });
+    // A refused body: the root is the batch, where only `data` is known.
+    expect(redactJson(JSON.stringify({ data: [], contact: PHONE }))).toBe(
+      '{"data":[],"contact":"(not kept: an unhashed phone number, 17 character(s))"}',
+    );
+  });
+
+  it('an event with an unknown member or a wrong type is one to clean; a clean event is not', () => {
+    const e = validEvent();
+    (e as Record<string, unknown>).email = EMAIL;
+    expect(personalDataPaths(validateEvent(e, { now: NOW + 60, currency: 'USD' }))).toEqual(new Set());
+    expect(personalDataPaths(validateEvent(EMAIL, { now: NOW + 60, currency: 'USD' }))).toEqual(new Set());
+  });
+
+  const contact = fc.oneof(
+    fc
+      .tuple(fc.stringMatching(/^[a-z0-9._+-]{4,16}$/), fc.stringMatching(/^[a-z0-9-]{2,12}$/))
+      .map(([local, host]) => `${local}@${host}.example`),
+    fc.integer({ min: 1_000_000_000, max: 9_999_999_999 }).map((n) => `+1 ${n}`),
+    fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)).map(([a, b, c]) => `10.${a}.${b}.${c}`),
+  );
+  /** Unknown member names that read as no personal data (letters outside every word of the list). */
+  const stray = fc.string({
+    unit: fc.constantFrom('q', 'x', 'j', 'k', 'v', 'w'),
+    minLength: 1,
+    maxLength: 6,
+  });
+  /** Where in a body a stray value may sit: a path of unknown members and array items, from a known place. */
+  const at = fc.tuple(
+    fc.constantFrom<string[]>(
+      [],
+      ['custom_data'],
+      ['custom_data', 'contents', 0],
+      ['app_info'],
+      ['device_info'],
+    ),
+    fc.array(fc.oneof(stray, fc.constant(0)), { minLength: 1, maxLength: 4 }),
+  );
+
+  function plant(path: (string | number)[], value: unknown): unknown {
+    const [head, ...rest] = path;
+    if (head === undefined) return value;
+    return typeof head === 'number' ? [plant(rest, value)] : { [head]: plant(rest, value) };
+  }
+
+  it('a contact planted anywhere the spec knows no member never survives; the rest is as sent', () => {
+    fc.assert(
+      fc.property(at, contact, fc.constantFrom(0, 2), ([known, unknown], value, indent) => {
+        // The first step below the known place is an unknown member, not an array item.
+        const path = [...known, typeof unknown[0] === 'string' ? unknown[0] : 'qq', ...unknown.slice(1)];
+        const event = { event_id: 'e-1', ...(plant(path, value) as object) };
+        const out = redactJson(JSON.stringify({ data: [event] }, null, indent));
+        expect(out).not.toBe(null);
+        expect(out).not.toContain(value);
+        expect(JSON.parse(out as string).data[0].event_id).toBe('e-1');
+      }),
+    );
+  });
+
+  it('under a member whose name holds a listed word, in any case and with any other words, no string or number survives', () => {
+    const word = fc.constantFrom('email', 'Phone', 'first_name', 'DateOfBirth', 'zip', 'street', 'surname');
+    const affix = fc.constantFrom('', 'customer_', 'billing-', 'my');
+    const suffix = fc.constantFrom('', '_1', 'Value');
+    const value = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.integer());
+    fc.assert(
+      fc.property(affix, word, suffix, value, (a, w, sfx, v) => {
+        const name = a === 'my' ? `my${w[0]!.toUpperCase()}${w.slice(1)}${sfx}` : `${a}${w}${sfx}`;
+        const out = redactJson(JSON.stringify({ custom_data: { [name]: [v] } }), null, 'event');
+        expect(JSON.parse(out as string).custom_data[name]).toEqual([redactedText(v)]);
       }),
     );
   });

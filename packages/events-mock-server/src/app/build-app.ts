@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import { LIMITS } from '@org/events-types';
@@ -19,6 +18,7 @@ import {
 } from '../http/framework-errors.js';
 import { gated, type Handler, type Handlers, openGate, passHeaderRows } from '../http/gate.js';
 import { peekRateLimitHeaders } from '../http/rate-limit.js';
+import { clientRequestId, newRequestId } from '../http/request-id.js';
 import { eventsLogEntry } from '../http/request-log-capture.js';
 import { DEFAULT_TRANSPORT, type TransportOptions } from '../http/transport.js';
 import { adminHandlers } from '../routes/admin.js';
@@ -41,9 +41,6 @@ declare module 'fastify' {
     operationId?: OperationId;
   }
 }
-
-/** A client's request id is kept when it is short and plain (it ends up in logs); otherwise a UUID. */
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** fastify's default keep-alive (Node's 5 s races clients that reuse a socket a little later). */
 const KEEP_ALIVE_MS = 72_000;
@@ -88,10 +85,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
     // One log line per request is written by the onResponse hook below, without headers.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers[HEADERS.RequestId];
-      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    // C118: the service's own id; the client's x-request-id is echoed and logged beside it.
+    genReqId: newRequestId,
     routerOptions: { maxParamLength: PATH_PARAM_MAX_LENGTH },
     // Shutdown answers (C43) are the connection guard's, in the service's format with Retry-After.
     return503OnClosing: false,
@@ -113,8 +108,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   // One hook per request and stage, in the order of C2's first rows (issue 25: each hook is a step of
   // fastify's hook runner on every request).
   app.addHook('onRequest', (req, reply, done) => {
-    reply.header(HEADERS.RequestId, req.id);
-    // C89: Pinterest's name for the same id, so its clients find it.
+    // C89, C118: the client's id echoed (or the service's), and the service's under Pinterest's name.
+    reply.header(HEADERS.RequestId, clientRequestId(req) ?? req.id);
     reply.header(HEADERS.PinterestRid, req.id);
     // C41/C43: shutdown and the connection cap first, then a request without Host (C73).
     const refused = guard.refusal(req) ?? hostMissing(req);

@@ -602,6 +602,19 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
         aliasOf: null,
       },
       {
+        name: 'client_request_id',
+        kind: 'string',
+        required: false,
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
         name: 'status',
         kind: 'integer',
         required: false,
@@ -683,6 +696,19 @@ export const QUERY_CHECKS: Readonly<Record<string, readonly ParamCheck[]>> = {
     'admin/requests/list': [
       {
         name: 'ad_account_id',
+        kind: 'string',
+        required: false,
+        enum: null,
+        allowed: null,
+        pattern: null,
+        minimum: null,
+        maximum: null,
+        bound: 'an integer',
+        default: null,
+        aliasOf: null,
+      },
+      {
+        name: 'client_request_id',
         kind: 'string',
         required: false,
         enum: null,
@@ -899,6 +925,7 @@ export interface CheckedFaultSpec {
 export interface AdminRequestsExportQuery {
   readonly format: 'ndjson' | 'csv';
   readonly ad_account_id?: string;
+  readonly client_request_id?: string;
   readonly status?: number;
   readonly outcome?: 'failed' | 'warned';
   readonly event_name?: string;
@@ -910,6 +937,7 @@ export interface AdminRequestsExportQuery {
 /** Query of admin/requests/list after its checks; an alias is folded into the name it stands for. */
 export interface AdminRequestsListQuery {
   readonly ad_account_id?: string;
+  readonly client_request_id?: string;
   readonly status?: number;
   readonly outcome?: 'failed' | 'warned';
   readonly event_name?: string;

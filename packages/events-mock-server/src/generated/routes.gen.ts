@@ -27,7 +27,7 @@ export const ROUTES = {
           maxLength: 100,
         },
       },
-      statuses: [200, 401, 403, 503],
+      statuses: [200, 401, 403, 429, 503],
     },
     'admin/delivery/status': {
       method: 'GET',
@@ -42,7 +42,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200, 401, 503],
+      statuses: [200, 401, 429, 503],
     },
     'admin/events/export': {
       method: 'GET',
@@ -112,7 +112,7 @@ export const ROUTES = {
           maxLength: null,
         },
       },
-      statuses: [200, 400, 401, 503],
+      statuses: [200, 400, 401, 429, 503],
     },
     'admin/events/list': {
       method: 'GET',
@@ -191,7 +191,7 @@ export const ROUTES = {
           maxLength: null,
         },
       },
-      statuses: [200, 400, 401, 503],
+      statuses: [200, 400, 401, 429, 503],
     },
     'admin/faults/clear': {
       method: 'DELETE',
@@ -209,7 +209,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [204, 401, 403],
+      statuses: [204, 401, 403, 429],
     },
     'admin/faults/create': {
       method: 'POST',
@@ -227,7 +227,7 @@ export const ROUTES = {
       requestBody: 'FaultSpec',
       pathParams: {},
       queryParams: {},
-      statuses: [201, 400, 401, 403, 409, 413, 415],
+      statuses: [201, 400, 401, 403, 409, 413, 415, 429],
     },
     'admin/faults/delete': {
       method: 'DELETE',
@@ -255,7 +255,7 @@ export const ROUTES = {
         },
       },
       queryParams: {},
-      statuses: [204, 401, 403, 404],
+      statuses: [204, 401, 403, 404, 429],
     },
     'admin/faults/list': {
       method: 'GET',
@@ -270,7 +270,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200, 401],
+      statuses: [200, 401, 429],
     },
     'admin/reports/get': {
       method: 'GET',
@@ -295,7 +295,7 @@ export const ROUTES = {
         },
       },
       queryParams: {},
-      statuses: [200, 401, 404, 503],
+      statuses: [200, 401, 404, 429, 503],
     },
     'admin/requests/export': {
       method: 'GET',
@@ -327,6 +327,15 @@ export const ROUTES = {
           maximum: null,
           default: null,
           maxLength: null,
+        },
+        client_request_id: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 64,
         },
         status: {
           required: false,
@@ -383,7 +392,7 @@ export const ROUTES = {
           maxLength: null,
         },
       },
-      statuses: [200, 400, 401, 503],
+      statuses: [200, 400, 401, 429, 503],
     },
     'admin/requests/get': {
       method: 'GET',
@@ -408,7 +417,7 @@ export const ROUTES = {
         },
       },
       queryParams: {},
-      statuses: [200, 401, 404, 503],
+      statuses: [200, 401, 404, 429, 503],
     },
     'admin/requests/list': {
       method: 'GET',
@@ -431,6 +440,15 @@ export const ROUTES = {
           maximum: null,
           default: null,
           maxLength: null,
+        },
+        client_request_id: {
+          required: false,
+          pattern: null,
+          enum: null,
+          minimum: null,
+          maximum: null,
+          default: null,
+          maxLength: 64,
         },
         status: {
           required: false,
@@ -505,7 +523,7 @@ export const ROUTES = {
           maxLength: null,
         },
       },
-      statuses: [200, 400, 401, 503],
+      statuses: [200, 400, 401, 429, 503],
     },
     'admin/requests/stream': {
       method: 'GET',
@@ -530,7 +548,7 @@ export const ROUTES = {
           maxLength: null,
         },
       },
-      statuses: [200, 401],
+      statuses: [200, 401, 429],
     },
     'admin/reset': {
       method: 'POST',
@@ -548,7 +566,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [204, 401, 403, 503],
+      statuses: [204, 401, 403, 429, 503],
     },
     'admin/session/create': {
       method: 'POST',
@@ -578,7 +596,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [204, 403],
+      statuses: [204, 403, 429],
     },
     'admin/session/get': {
       method: 'GET',
@@ -593,7 +611,7 @@ export const ROUTES = {
       requestBody: null,
       pathParams: {},
       queryParams: {},
-      statuses: [200, 401],
+      statuses: [200, 401, 429],
     },
     'admin/tag_events/create': {
       method: 'POST',
@@ -611,7 +629,7 @@ export const ROUTES = {
       requestBody: 'TagEventsRequest',
       pathParams: {},
       queryParams: {},
-      statuses: [200, 400, 401, 403, 413, 415, 503],
+      statuses: [200, 400, 401, 403, 413, 415, 429, 503],
     },
     'advertiser_defined_events/create': {
       method: 'POST',

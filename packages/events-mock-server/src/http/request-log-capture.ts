@@ -1,10 +1,11 @@
 import type { EventResult } from '@org/events-types';
-import { redactedText, redactJson } from '@org/events-validators';
+import { readsAsContact, redactedText, redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
 import type { LoggedDuplicate, RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
 import type { ServerContext } from './context.js';
 import type { Gate } from './gate.js';
+import { clientRequestId } from './request-id.js';
 
 /** What the events handler knows of a 200 that the answer alone does not say (C60). */
 export interface EventsOutcome {
@@ -57,6 +58,27 @@ function loggedProblem(problem: string): string {
   if (at < 0 || !problem.includes('user_data', at)) return problem;
   const value = problem.slice(at + 'received '.length);
   return `${problem.slice(0, at)}received ${redactedText(value, false)}`;
+}
+
+/** A JSON string quoted in a message: what a problem says it received (`Invalid event_name: "..."`). */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
+/**
+ * An event's message as its log entry keeps it (C117): a quoted value that reads as a contact (an e-mail
+ * address sent as event_name) is replaced by its shape. The client was answered with it; the log keeps it for
+ * a day.
+ */
+function loggedMessage(message: string | null): string | null {
+  if (message === null || !message.includes('"')) return message;
+  return message.replace(QUOTED, (token) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(token);
+    } catch {
+      return token;
+    }
+    return typeof value === 'string' && readsAsContact(value) ? JSON.stringify(redactedText(value)) : token;
+  });
 }
 
 /** The error body a refused request was answered, as its log entry keeps it (C96). */
@@ -115,6 +137,7 @@ export function eventsLogEntry(
   // One object literal of one shape (no spread): V8 builds it in one step (issue 25).
   return {
     requestId: req.id,
+    clientRequestId: clientRequestId(req),
     adAccountId,
     tokenId: tokenIdOf(g),
     status: reply.statusCode,
@@ -156,8 +179,8 @@ function itemsOf(o: EventsOutcome): { items: RequestLogItem[]; warned: number } 
     items.push({
       index,
       status: r?.status ?? 'processed',
-      errorMessage: r?.error_message ?? null,
-      warningMessage: r?.warning_message ?? null,
+      errorMessage: loggedMessage(r?.error_message ?? null),
+      warningMessage: loggedMessage(r?.warning_message ?? null),
       fields,
       duplicateOf,
     });

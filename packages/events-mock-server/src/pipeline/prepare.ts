@@ -5,7 +5,10 @@ import {
   formatMessage,
   type Problem,
   personalDataPaths,
+  readsAsContact,
+  redactedText,
   redactJson,
+  refusedPaths,
   type ValidationContext,
   validateBatch,
 } from '@org/events-validators';
@@ -85,6 +88,14 @@ export type Prepared =
  */
 const MAX_COUNTED_NAME = LIMITS.custom_event_name_max_length.value;
 
+/**
+ * The name a failed event is counted and logged under (C11, C60): cut to the longest valid name, and a name
+ * that reads as a contact (an e-mail address sent as event_name) as its shape only (C117).
+ */
+function countedName(name: string): string {
+  return readsAsContact(name) ? redactedText(name) : name.slice(0, MAX_COUNTED_NAME);
+}
+
 const SCAN_LIMITS = { maxDepth: LIMITS.json_max_depth.value, maxMembers: LIMITS.json_max_members.value };
 
 /**
@@ -147,12 +158,11 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       notable.push([i, result.response.events[i] as EventResult]);
     }
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
-    if (typeof name === 'string') names.add(name.slice(0, MAX_COUNTED_NAME));
+    if (typeof name === 'string') names.add(countedName(name));
     if (p.errors.length || p.warnings.length) fields.push([i, problemPaths(p)]);
     if (!ev) {
       const raw = data[i] as { event_name?: unknown } | null;
-      const name =
-        raw && typeof raw.event_name === 'string' ? raw.event_name.slice(0, MAX_COUNTED_NAME) : '(missing)';
+      const name = raw && typeof raw.event_name === 'string' ? countedName(raw.event_name) : '(missing)';
       failures.push({ eventName: name, codes: [...new Set(p.errors.map((e) => e.code))] });
       continue;
     }
@@ -257,10 +267,11 @@ function keepEvent(
 ): KeptBody {
   if (kept.kind === 'none') return kept;
   const paths = personalDataPaths(p);
-  if (paths === null) return kept;
+  const refused = refusedPaths(p);
+  if (paths === null && refused.size === 0) return kept;
   const el = elements !== null && elements.length === count ? elements[i] : undefined;
   if (el === undefined) return { kind: 'none' };
-  const cleaned = redactJson(raw.toString('utf8', el.start, el.end), paths);
+  const cleaned = redactJson(raw.toString('utf8', el.start, el.end), paths, 'event', refused);
   if (cleaned === null) return kept;
   const span = { start: el.start, end: el.end, text: cleaned };
   if (kept.kind === 'spliced') {

@@ -2,9 +2,9 @@ import { type EventDelivery, LIMITS } from '@org/events-types';
 import { matchQuality } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
-import { HEADERS } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
 import type { Checked } from '../http/gate.js';
+import { requestIdHeaders } from '../http/request-id.js';
 import { withStore } from '../http/storage.js';
 import {
   BadCursorError,
@@ -186,8 +186,7 @@ export function adminRequestHandlers(ctx: ServerContext) {
         'cache-control': 'no-store',
         // Ends with the stream, so a shutdown does not wait for an idle kept-alive socket.
         connection: 'close',
-        [HEADERS.RequestId]: req.id,
-        [HEADERS.PinterestRid]: req.id,
+        ...requestIdHeaders(req),
       });
       res.write(': stream of logged requests\n\n');
       const send = (s: RequestLogSummary) => {

@@ -28,6 +28,7 @@ const EVENT_COLUMNS = [
 ] as const;
 const REQUEST_COLUMNS = [
   'request_id',
+  'client_request_id',
   'received_at',
   'ad_account_id',
   'token_id',
@@ -61,6 +62,7 @@ function eventCsv(r: StoredEventRow): unknown[] {
 function requestCsv(s: RequestLogSummary): unknown[] {
   return [
     s.requestId,
+    s.clientRequestId ?? '',
     s.receivedAt,
     s.adAccountId,
     s.tokenId ?? '',

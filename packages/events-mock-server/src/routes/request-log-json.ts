@@ -6,6 +6,7 @@ import type { RequestLogFilter, RequestLogSummary } from '../store/store.js';
 export function summaryJson(s: RequestLogSummary) {
   return {
     request_id: s.requestId,
+    client_request_id: s.clientRequestId,
     received_at: s.receivedAt,
     ad_account_id: s.adAccountId,
     token_id: s.tokenId,
@@ -31,6 +32,7 @@ export function requestFilter(ctx: ServerContext, q: RequestsQuery, limit: numbe
   const since = Math.max(q.since !== undefined ? q.since * 1000 : 0, ctx.requestLog.notBefore());
   return {
     ...(q.ad_account_id !== undefined ? { adAccountId: q.ad_account_id } : {}),
+    ...(q.client_request_id !== undefined ? { clientRequestId: q.client_request_id } : {}),
     ...(q.status !== undefined ? { status: q.status } : {}),
     ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
     ...(q.event_name !== undefined ? { eventName: q.event_name } : {}),

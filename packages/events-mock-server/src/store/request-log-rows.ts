@@ -14,6 +14,7 @@ import { asBuffer } from './store.js';
 export interface RequestLogRow {
   seq: number;
   request_id: string;
+  client_request_id: string | null;
   received_at: number;
   ad_account_id: string;
   token_id: string | null;
@@ -34,11 +35,11 @@ export interface RequestLogRow {
 
 /** The columns of a summary: lists and exports never read bodies or items. */
 export const SUMMARY_COLUMNS =
-  'seq, request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message';
+  'seq, request_id, client_request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message';
 
 /** Columns written for one entry, in the order of `entryValues`. */
 export const WRITE_COLUMNS =
-  'request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message, body, body_truncated, body_bytes, items';
+  'request_id, client_request_id, received_at, ad_account_id, token_id, test, status, duration_ms, events, processed, failed, warned, event_names, error_code, error_message, body, body_truncated, body_bytes, items';
 
 /**
  * Event names are kept as one text, each name between newlines, so "holds an event named X" is a substring
@@ -87,6 +88,7 @@ export function entryValues(e: RequestLogWrite, bool: (b: boolean) => unknown, c
         : asBuffer(e.body).toString('utf8');
   return [
     e.requestId,
+    e.clientRequestId,
     e.receivedAt,
     e.adAccountId,
     e.tokenId,
@@ -145,6 +147,7 @@ export function toSummary(r: RequestLogRow): RequestLogSummary {
   return {
     seq: r.seq,
     requestId: r.request_id,
+    clientRequestId: r.client_request_id ?? null,
     receivedAt: r.received_at,
     adAccountId: r.ad_account_id,
     tokenId: r.token_id,
@@ -195,6 +198,7 @@ export function requestLogWhere(
     where.push(sql(ph(args.length)));
   };
   add((p) => `ad_account_id = ${p}`, f.adAccountId);
+  add((p) => `client_request_id = ${p}`, f.clientRequestId);
   add((p) => `status = ${p}`, f.status);
   if (f.outcome === 'failed') where.push('failed > 0');
   if (f.outcome === 'warned') where.push('warned > 0');

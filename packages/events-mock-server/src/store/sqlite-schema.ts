@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
@@ -97,6 +97,11 @@ COMMIT;
  * Tables of the embedded store (C8, C10, C11, C6). Times are milliseconds since the epoch except event_time
  * (Unix seconds, as sent) and created_at of custom event types (Unix seconds, as answered).
  */
+/** Version 6 (C118): a file of an earlier version gains the client's request id beside the service's own. */
+export const LACKS_CLIENT_REQUEST_ID_SQL =
+  "SELECT count(*) = 0 FROM pragma_table_info('request_log') WHERE name = 'client_request_id'";
+export const UPGRADE_TO_6_SQL = 'ALTER TABLE request_log ADD COLUMN client_request_id TEXT';
+
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS ad_accounts (
   id TEXT PRIMARY KEY,
@@ -171,6 +176,8 @@ CREATE TABLE IF NOT EXISTS failure_counts (
 CREATE TABLE IF NOT EXISTS request_log (
   seq INTEGER PRIMARY KEY,
   request_id TEXT NOT NULL,
+  -- Version 6 (C118): the x-request-id its client sent, beside the service's own id.
+  client_request_id TEXT,
   received_at INTEGER NOT NULL,
   ad_account_id TEXT NOT NULL,
   token_id TEXT,

@@ -27,11 +27,13 @@ import {
 import { DedupLookup, sightingOfRow } from './sqlite-dedup.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import {
+  LACKS_CLIENT_REQUEST_ID_SQL,
   REUSES_IDS_SQL,
   SCHEMA_SQL,
   SCHEMA_VERSION,
   UPGRADE_TO_3_SQL,
   UPGRADE_TO_5_SQL,
+  UPGRADE_TO_6_SQL,
 } from './sqlite-schema.js';
 import {
   type AccountReportData,
@@ -117,6 +119,7 @@ export class SqliteStore implements Store, Outbox {
       if (version === 2) this.#db.exec(UPGRADE_TO_3_SQL);
       // Version 5: seqs that never go back. Decided by the tables themselves (a file of any earlier version).
       if ((this.#db.prepare(REUSES_IDS_SQL).pluck().get() as number) > 0) this.#db.exec(UPGRADE_TO_5_SQL);
+      if (this.#db.prepare(LACKS_CLIENT_REQUEST_ID_SQL).pluck().get() === 1) this.#db.exec(UPGRADE_TO_6_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);

@@ -105,7 +105,10 @@ export interface RequestLogItem {
 export interface RequestLogSummary {
   /** Order of logging; the keyset of paging. */
   seq: number;
+  /** The service's own id of the request (its x-pinterest-rid): the log's key (C118). */
   requestId: string;
+  /** The x-request-id its client sent, when plain; several requests may share one (C118). */
+  clientRequestId: string | null;
   receivedAt: number;
   adAccountId: string;
   tokenId: string | null;
@@ -163,6 +166,7 @@ export interface RequestLogRetention {
 
 export interface RequestLogFilter {
   adAccountId?: string;
+  clientRequestId?: string;
   status?: number;
   outcome?: 'failed' | 'warned';
   eventName?: string;

@@ -27,6 +27,11 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
@@ -56,6 +61,11 @@ export const OPERATIONS = [
       responses: [
         { status: '200', description: 'The sinks.', schema: 'DeliveryStatus' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
         {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
@@ -133,6 +143,11 @@ export const OPERATIONS = [
         { status: '200', description: 'The export, as an attachment (`events.ndjson` or `events.csv`).' },
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
         {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
@@ -219,6 +234,11 @@ export const OPERATIONS = [
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
@@ -248,6 +268,11 @@ export const OPERATIONS = [
         {
           status: '403',
           description: 'A state-changing admin call made with the session cookie came from another origin or without the session\'s CSRF token (C71); nothing was changed.',
+          schema: 'ErrorBody',
+        },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
           schema: 'ErrorBody',
         },
         {
@@ -298,6 +323,11 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -338,6 +368,11 @@ export const OPERATIONS = [
         },
         { status: '404', description: 'No fault with that id (C2).', schema: 'ErrorBody' },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -362,6 +397,11 @@ export const OPERATIONS = [
       responses: [
         { status: '200', description: 'The faults.', schema: 'FaultList' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
         {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
@@ -395,6 +435,11 @@ export const OPERATIONS = [
         { status: '200', description: 'The report.', schema: 'AccountReport' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         { status: '404', description: 'The ad account does not exist (C2).', schema: 'ErrorBody' },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
         {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
@@ -434,6 +479,14 @@ export const OPERATIONS = [
           required: false,
           description: '',
           type: { kind: 'primitive', name: 'string' },
+        },
+        {
+          name: 'client_request_id',
+          in: 'query',
+          required: false,
+          description: 'Only requests whose client sent this x-request-id (C118).',
+          type: { kind: 'primitive', name: 'string' },
+          maxLength: 64,
         },
         {
           name: 'status',
@@ -494,6 +547,11 @@ export const OPERATIONS = [
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
@@ -521,7 +579,7 @@ export const OPERATIONS = [
           name: 'request_id',
           in: 'path',
           required: true,
-          description: 'The x-request-id of the request.',
+          description: 'The server\'s id of the request: the x-pinterest-rid of its answer (C118).',
           type: { kind: 'primitive', name: 'string' },
           maxLength: 100,
         },
@@ -532,6 +590,11 @@ export const OPERATIONS = [
         {
           status: '404',
           description: 'The resource does not exist. Any path the service does not serve, or a path parameter longer than its maxLength, answers the same status and code.',
+          schema: 'ErrorBody',
+        },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
           schema: 'ErrorBody',
         },
         {
@@ -564,6 +627,14 @@ export const OPERATIONS = [
           required: false,
           description: '',
           type: { kind: 'primitive', name: 'string' },
+        },
+        {
+          name: 'client_request_id',
+          in: 'query',
+          required: false,
+          description: 'Only requests whose client sent this x-request-id (C118).',
+          type: { kind: 'primitive', name: 'string' },
+          maxLength: 64,
         },
         {
           name: 'status',
@@ -638,6 +709,11 @@ export const OPERATIONS = [
         { status: '400', description: 'The request was invalid (C2).', schema: 'ErrorBody' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
@@ -676,6 +752,11 @@ export const OPERATIONS = [
         },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -703,6 +784,11 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: '503',
           description: 'A dependency is unavailable (C2). Code 4197: certain, nothing of the request was stored. Code 4198: the connection to storage broke during the commit, so the batch may have been stored; retry with the same event_ids and stored events come back as duplicates (C74).',
           schema: 'ErrorBody',
@@ -726,7 +812,7 @@ export const OPERATIONS = [
       method: 'post',
       path: '/admin/session',
       summary: 'Log in to the admin API',
-      description: 'Exchanges the admin token for a session cookie (C64), for the inspector page and other browser use: the\ntoken never travels in a URL and is not kept by the browser. Every admin route accepts the cookie\ninstead of `Authorization: Bearer`. Sessions live in the server\'s memory for 12 hours (limit\n`admin_session_max_age_seconds`); a restart ends them. The answer holds the session\'s CSRF token,\nwhich every state-changing call made with the cookie sends in the `x-csrf-token` header (C71). Wrong\ntokens are throttled per client address and overall; a throttled client is answered 429 with\n`Retry-After`, even with the right token (C71).',
+      description: 'Exchanges the admin token for a session cookie (C64), for the inspector page and other browser use: the\ntoken never travels in a URL and is not kept by the browser. Every admin route accepts the cookie\ninstead of `Authorization: Bearer`. Sessions live in the server\'s memory for 12 hours (limit\n`admin_session_max_age_seconds`); a restart ends them. The answer holds the session\'s CSRF token,\nwhich every state-changing call made with the cookie sends in the `x-csrf-token` header (C71). Wrong\ntokens count, with every other failed admin authentication, per client address and overall; a\nthrottled client is answered 429 with `Retry-After`, even with the right token (C71, C115).',
       tag: 'operations',
       parameters: [],
       requestBody: 'AdminSessionRequest',
@@ -746,7 +832,7 @@ export const OPERATIONS = [
         },
         {
           status: '429',
-          description: 'Too many wrong admin logins from this client address, or from all clients, within the window (C71).',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
           schema: 'ErrorBody',
         },
         {
@@ -776,6 +862,11 @@ export const OPERATIONS = [
           schema: 'ErrorBody',
         },
         {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
+        {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
           schema: 'ErrorBody',
@@ -797,6 +888,11 @@ export const OPERATIONS = [
       responses: [
         { status: '200', description: 'The live session.', schema: 'AdminSession' },
         { status: '401', description: 'Authentication failed (C2).', schema: 'ErrorBody' },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
+          schema: 'ErrorBody',
+        },
         {
           status: 'default',
           description: 'An unexpected failure of the server; the error is logged under the request id.',
@@ -830,6 +926,11 @@ export const OPERATIONS = [
         {
           status: '415',
           description: 'The content type is not application/json (C2).',
+          schema: 'ErrorBody',
+        },
+        {
+          status: '429',
+          description: 'Too many failed admin authentications (wrong logins, wrong tokens, session cookies naming no live session) from this client address within the window, or from all clients while this address failed within it too (C71, C115). Answered before the credentials are looked at, even to the right ones.',
           schema: 'ErrorBody',
         },
         {

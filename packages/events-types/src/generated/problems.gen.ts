@@ -276,6 +276,7 @@ export const VALUE_SHAPES = {
     email: 'an unhashed e-mail address',
     empty: 'an empty string',
     integer: 'an integer',
+    ip: 'an IP address',
     null: 'null',
     number: 'a number',
     object: 'an object with {count} key(s)',
@@ -416,9 +417,14 @@ export const REQUEST_PROBLEMS = {
       params: ['received'],
     },
     ad_account_unknown: { error: 'ad_account_not_found', template: 'no ad account {received}', params: ['received'] },
-    admin_login_throttled: {
+    admin_auth_throttled: {
       error: 'rate_limited',
-      template: '{name} limit of {limit} wrong admin logins per {window} seconds is spent; retry in {retryAfter} seconds',
+      template: '{name} limit of {limit} failed admin authentications from this address per {window} seconds is spent; retry in {retryAfter} seconds',
+      params: ['limit', 'name', 'retryAfter', 'window'],
+    },
+    admin_auth_throttled_overall: {
+      error: 'rate_limited',
+      template: '{name} limit of {limit} failed admin authentications from all addresses per {window} seconds is spent, and this address failed within it; retry in {retryAfter} seconds',
       params: ['limit', 'name', 'retryAfter', 'window'],
     },
     admin_session_missing: {

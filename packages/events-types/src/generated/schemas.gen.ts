@@ -946,8 +946,10 @@ export interface RequestLogItem<TCustomEventName extends string = never> {
 
 /** One logged request to the events endpoint (C60). */
 export interface RequestSummary {
-  /** The x-request-id of the answer. */
+  /** The server's id of the request: the x-pinterest-rid of its answer (C118). */
   request_id: string;
+  /** The x-request-id its client sent, when well-formed; null when it sent none. Several requests may share one (C118). */
+  client_request_id: string | null;
   /** Unix milliseconds. */
   received_at: number;
   /** As given in the path. */

@@ -1,5 +1,6 @@
 import { EVENT_NAME_SUGGESTIONS, STANDARD_EVENT_NAMES } from '@org/events-types';
 import type { Ctx } from './context.js';
+import { describeShape, readsAsContact } from './json-type.js';
 import { cut, type EventProblems, pathOf, report } from './problems.js';
 import { nearest } from './suggest.js';
 
@@ -25,7 +26,8 @@ export function checkEventName(
     if (registered !== undefined) return registered;
   }
   report(o, 'invalid_event_name', pathOf(p, i, name, -1), {
-    name: cut(x),
+    // C21, C117: a name that reads as a contact is a sender's mistake to name, not a value to echo.
+    name: readsAsContact(x) ? describeShape(x) : cut(x),
     examples: EXAMPLES,
     suggestion: nearest(x, STANDARD_EVENT_NAMES, EVENT_NAME_SUGGESTIONS.maxDistance),
   });

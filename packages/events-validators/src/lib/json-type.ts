@@ -1,4 +1,5 @@
 import { VALUE_SHAPES } from '@org/events-types';
+import { isIp } from './ip.js';
 import { type EventProblems, formatTemplate, pathOf, received, report } from './problems.js';
 import { hexState } from './sha256-hex.js';
 
@@ -6,6 +7,22 @@ import { hexState } from './sha256-hex.js';
 const SHAPES: Readonly<Record<keyof typeof VALUE_SHAPES, string>> = VALUE_SHAPES;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[\d\s().-]{7,24}$/;
+
+/** A calendar date is not a phone number, though its digits and dashes would pass for one. */
+const DATE = /^(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{4})$/;
+
+function readsAsPhone(s: string): boolean {
+  return PHONE.test(s) && !DATE.test(s) && !isIp(s) && s.replace(/\D/g, '').length >= 7;
+}
+
+/**
+ * Whether a string reads as a raw e-mail address, phone number or IP address: what C21 names, and what C117
+ * does not keep where the service knows no member.
+ */
+export function readsAsContact(v: string): boolean {
+  const s = v.trim();
+  return EMAIL.test(s) || readsAsPhone(s) || isIp(s);
+}
 
 /**
  * The shape of a value that must not be quoted (C21: hashed fields, and objects holding them): what it is
@@ -21,7 +38,8 @@ export function describeShape(v: unknown): string {
       if (s === '') return SHAPES.empty;
       if (hexState(s) !== 0) return SHAPES.digest;
       if (EMAIL.test(s)) return SHAPES.email;
-      if (PHONE.test(s) && s.replace(/\D/g, '').length >= 7) return SHAPES.phone;
+      if (isIp(s)) return SHAPES.ip;
+      if (readsAsPhone(s)) return SHAPES.phone;
       return formatTemplate(SHAPES.string, { count: [...v].length });
     }
     case 'number':

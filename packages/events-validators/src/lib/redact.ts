@@ -1,25 +1,40 @@
 import { PROBLEM_CODES, VALUE_SHAPES } from '@org/events-types';
-import { FIELD_NORMALIZERS, PERSONAL_DATA_MEMBER, UNHASHED_FIELDS } from '../generated/normalizers.gen.js';
-import { describeShape } from './json-type.js';
+import {
+  BODY_SCHEMA,
+  EVENT_SCHEMA,
+  FIELD_NORMALIZERS,
+  KNOWN_MEMBERS,
+  PERSONAL_DATA_MEMBER,
+  PERSONAL_MEMBER_WORDS,
+  UNHASHED_FIELDS,
+} from '../generated/normalizers.gen.js';
+import { describeShape, readsAsContact } from './json-type.js';
 import type { EventProblems } from './problems.js';
 import { formatTemplate } from './problems.js';
 import { hexState } from './sha256-hex.js';
 
-/** What the values under a container are, for the rule of C70. */
+/** What the values under a container are, for the rules of C70 and C117. */
 enum Mode {
-  /** Nothing known: values are kept unless their own path is dropped. */
+  /** Members the spec names: values are kept unless their own path is dropped. */
   Plain = 0,
   /** A user_data object: each member decides by its name. */
   PersonalData = 1,
   /** The value of a hashed field: only SHA-256 hex digests are kept. */
   Hashed = 2,
-  /** Under a dropped or unknown member: nothing is kept. */
+  /** Under a dropped member, or an unknown one named like personal data: no string or number is kept. */
   Nothing = 3,
+  /** What no schema names (C117): a string that reads as a contact or an IP address is not kept. */
+  Unknown = 4,
 }
 
 interface Frame {
   object: boolean;
   mode: Mode;
+  /**
+   * In Plain mode, what the spec says the container holds (KNOWN_MEMBERS): an object's schema name, or an
+   * array's item ('s' a scalar, a schema name an object).
+   */
+  known: string;
   /** Path of the container, `data[0].user_data` style; '' for the root (kept only when paths are asked). */
   path: string;
   /** The member name read last (objects), or the index of the next item (arrays). */
@@ -27,6 +42,15 @@ interface Frame {
   index: number;
   /** A member name was read and its value is awaited. */
   named: boolean;
+  /** Values under it that are not kept are named as raw identifiers where they read as one (C21). */
+  identifier: boolean;
+}
+
+/** Where a value sits: its mode, and in Plain mode what the spec wants there ('s', 's[]', 'Name', 'Name[]'). */
+interface Place {
+  mode: Mode;
+  want: string;
+  identifier: boolean;
 }
 
 const QUOTE = 0x22;
@@ -64,9 +88,19 @@ export function redactedText(value: unknown, identifier = true): string {
 }
 
 /**
- * What the request log must clean of an event (C70), from its problems: null when nothing (no problem names
- * user_data and none drops a value), else the paths whose values were dropped (possibly none: the rule's
- * static part still applies to user_data).
+ * The codes that say an event holds something the service does not know (C117): an unknown member, or a value
+ * of another type than the spec's. Their rule kinds, not their names: a new code of such a kind is covered.
+ */
+const STRAY_CODES: ReadonlySet<string> = new Set(
+  Object.entries(PROBLEM_CODES)
+    .filter(([, p]) => ['unknown-keys', 'type'].includes((p as { kind?: string }).kind ?? ''))
+    .map(([code]) => code),
+);
+
+/**
+ * What the request log must clean of an event (C70, C117), from its problems: null when nothing (no problem
+ * names user_data, none drops a value, none says the event holds something unknown), else the paths whose
+ * values were dropped (possibly none: the rules' static part still applies).
  */
 export function personalDataPaths(p: EventProblems): Set<string> | null {
   let out: Set<string> | null = null;
@@ -76,44 +110,116 @@ export function personalDataPaths(p: EventProblems): Set<string> | null {
         out ??= new Set();
         out.add(q.path);
       } else if (
-        PERSONAL_DATA_MEMBER !== undefined &&
-        (q.path === PERSONAL_DATA_MEMBER || q.path.startsWith(`${PERSONAL_DATA_MEMBER}.`))
+        STRAY_CODES.has(q.code) ||
+        (PERSONAL_DATA_MEMBER !== undefined &&
+          (q.path === PERSONAL_DATA_MEMBER || q.path.startsWith(`${PERSONAL_DATA_MEMBER}.`)))
       )
         out ??= new Set();
     }
   return out;
 }
 
-/** The mode of a value met in a container of mode `parent` under member `key` (null in an array). */
-function childMode(parent: Mode, key: string | null): Mode {
-  switch (parent) {
+/** The paths an event failed on (C117): what the service did not take, read like what it does not know. */
+export function refusedPaths(p: EventProblems): Set<string> {
+  const out = new Set<string>();
+  for (const q of p.errors) if (q.path !== '') out.add(q.path);
+  return out;
+}
+
+/** Member names already read as words (C117): a batch repeats the same few. */
+const personalNames = new Map<string, boolean>();
+
+/**
+ * Whether a member name reads as personal data (C117): a word of it (snake_case, kebab-case, camelCase), or
+ * two or three adjacent words joined, is one of the spec's `personalMemberWords`.
+ */
+export function namedAsPersonal(name: string): boolean {
+  const seen = personalNames.get(name);
+  if (seen !== undefined) return seen;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+  let found = false;
+  for (let i = 0; i < words.length && !found; i++)
+    for (let n = 1; n <= 3 && i + n <= words.length && !found; n++)
+      found = PERSONAL_MEMBER_WORDS.has(words.slice(i, i + n).join(''));
+  // A long or endless run of distinct names never grows the map past a batch's worth.
+  if (personalNames.size < 4096 && name.length <= 256) personalNames.set(name, found);
+  return found;
+}
+
+const UNKNOWN: Place = { mode: Mode.Unknown, want: '', identifier: true };
+const WITHHELD: Place = { mode: Mode.Nothing, want: '', identifier: true };
+
+/** A member no schema names: withheld when its name reads as personal data, else read by the detector. */
+function unknownMember(key: string | null): Place {
+  return key !== null && namedAsPersonal(key) ? WITHHELD : UNKNOWN;
+}
+
+/** The place of a value met in container `f` (under member `key` when it is an object). */
+function childPlace(f: Frame, key: string | null): Place {
+  switch (f.mode) {
     case Mode.Nothing:
-      return Mode.Nothing;
+      return { mode: Mode.Nothing, want: '', identifier: f.identifier };
     case Mode.Hashed:
       // An array item of a hashed field, or anything deeper: digests only.
-      return Mode.Hashed;
+      return { mode: Mode.Hashed, want: '', identifier: true };
     case Mode.PersonalData:
-      if (key === null) return Mode.Nothing;
-      if (isHashedField(key)) return Mode.Hashed;
-      return UNHASHED_FIELDS.has(key) ? Mode.Plain : Mode.Nothing;
-    default:
-      return key !== null && key === PERSONAL_DATA_MEMBER ? Mode.PersonalData : Mode.Plain;
+      if (key === null) return { mode: Mode.Nothing, want: '', identifier: true };
+      if (isHashedField(key)) return { mode: Mode.Hashed, want: '', identifier: true };
+      return UNHASHED_FIELDS.has(key)
+        ? { mode: Mode.Plain, want: 's', identifier: false }
+        : { mode: Mode.Nothing, want: '', identifier: true };
+    case Mode.Unknown:
+      if (!f.object) return UNKNOWN;
+      return key === PERSONAL_DATA_MEMBER
+        ? { mode: Mode.PersonalData, want: '', identifier: true }
+        : unknownMember(key);
+    default: {
+      if (!f.object) return { mode: Mode.Plain, want: f.known, identifier: false };
+      if (key !== null && key === PERSONAL_DATA_MEMBER)
+        return { mode: Mode.PersonalData, want: '', identifier: true };
+      const want = key === null ? undefined : KNOWN_MEMBERS[f.known]?.[key];
+      return want === undefined ? unknownMember(key) : { mode: Mode.Plain, want, identifier: false };
+    }
   }
 }
 
-/** Whether a scalar token is kept where values are of mode `mode`. */
-function scalarKept(mode: Mode, value: unknown): boolean {
+/**
+ * The mode of a container whose place wants `place.want`: the same when the spec wants such a container
+ * there, Unknown when it wants something else (an object where a string belongs, C117).
+ */
+function containerFrame(place: Place, object: boolean): { mode: Mode; known: string } {
+  if (place.mode !== Mode.Plain) return { mode: place.mode, known: '' };
+  const list = place.want.endsWith('[]');
+  if (object && !list && place.want !== 's') return { mode: Mode.Plain, known: place.want };
+  if (!object && list) return { mode: Mode.Plain, known: place.want.slice(0, -2) };
+  return { mode: Mode.Unknown, known: '' };
+}
+
+/** Whether a scalar token is kept where values are of mode `mode` (and, in Plain mode, where `want` is wanted). */
+function scalarKept(mode: Mode, want: string, value: unknown): boolean {
   switch (mode) {
     case Mode.Plain:
-      return true;
+      // A scalar where the spec wants an object is something the service does not know (C117).
+      return want === 's' || want === 's[]' || unknownKept(value);
     case Mode.Hashed:
       return value === null || (typeof value === 'string' && hexState(value) !== 0);
     case Mode.PersonalData:
       // user_data given as a scalar: refused (C21), never kept; null says nothing.
       return value === null;
+    case Mode.Unknown:
+      return unknownKept(value);
     default:
       return value === null || typeof value === 'boolean';
   }
+}
+
+/** C117: a string the service does not know is kept unless it reads as a contact or an IP address. */
+function unknownKept(value: unknown): boolean {
+  return typeof value !== 'string' || !readsAsContact(value);
 }
 
 /** A JSON string token's value; a malformed one (bad escape, no closing quote) as its raw characters. */
@@ -150,37 +256,55 @@ function isStructural(c: number): boolean {
   );
 }
 
+/** What the root of a text to clean is: a whole batch body, or one event of it. */
+export type RedactRoot = 'body' | 'event';
+
+const ROOTS: Record<RedactRoot, Place> = {
+  body: { mode: Mode.Plain, want: BODY_SCHEMA, identifier: false },
+  event: { mode: Mode.Plain, want: EVENT_SCHEMA, identifier: false },
+};
+
 /**
- * C70: `text` (JSON, or what a client sent as JSON) with every value the service refuses or drops as personal
- * data replaced by `redactedText`: values of hashed `user_data` fields that are not SHA-256 hex digests, every
- * value under a `user_data` member that is not a field, `user_data` given as a scalar, and every value at or
- * under a path of `dropped` (paths from the root of `text`, as problems name them: `user_data.em[0]`). Every
- * other character is kept as sent. A tolerant lexer, not a parser: malformed text is read as far as it goes,
- * so a body refused as a whole is cleaned by the same rule. Returns null when nothing was replaced.
+ * C70 and C117: `text` (JSON, or what a client sent as JSON) with every value the service refuses or drops as
+ * personal data replaced by `redactedText`: values of hashed `user_data` fields that are not SHA-256 hex
+ * digests, every value under a `user_data` member that is not a field, `user_data` given as a scalar, every
+ * value at or under a path of `dropped` (paths from the root of `text`, as problems name them:
+ * `user_data.em[0]`), and what the service does not know where it may be personal data (C117: under a member
+ * no schema names, where the schema wants something else, or at a path of `refused`, the values its event
+ * failed on). `root` says what `text` is. Every other
+ * character is kept as sent. A tolerant lexer, not a parser: malformed text is read as far as it goes, so a
+ * body refused as a whole is cleaned by the same rule. Returns null when nothing was replaced.
  */
-export function redactJson(text: string, dropped?: ReadonlySet<string> | null): string | null {
-  const paths = dropped != null && dropped.size > 0;
+export function redactJson(
+  text: string,
+  dropped?: ReadonlySet<string> | null,
+  root: RedactRoot = 'body',
+  refused?: ReadonlySet<string> | null,
+): string | null {
+  const checked = refused != null && refused.size > 0;
+  const paths = (dropped != null && dropped.size > 0) || checked;
   const stack: Frame[] = [];
   let out = '';
   let copied = 0;
   let changed = false;
   const n = text.length;
 
-  /** Mode of the value starting now, in the innermost container (or at the root), and its path. */
-  const valueAt = (scalar: boolean): { mode: Mode; identifier: boolean; path: string } => {
+  /** Place of the value starting now, in the innermost container (or at the root), and its path. */
+  const valueAt = (scalar: boolean): { place: Place; path: string } => {
     const f = stack[stack.length - 1];
-    if (f === undefined) return { mode: Mode.Plain, identifier: false, path: '' };
+    if (f === undefined) return { place: ROOTS[root], path: '' };
     const key = f.object ? f.key : null;
-    let mode = childMode(f.mode, key);
-    // A value of a hashed field, or user_data itself, may be a raw identifier, and is named so.
-    const identifier = mode === Mode.Hashed || mode === Mode.PersonalData;
+    let place = childPlace(f, key);
     let path = '';
     if (paths) {
       path = f.object ? (f.path === '' ? (key ?? '') : `${f.path}.${key ?? ''}`) : `${f.path}[${f.index}]`;
       // A scalar coerced to a one-item array is named by its item (user_data.em[0]).
-      if (dropped.has(path) || (scalar && dropped.has(`${path}[0]`))) mode = Mode.Nothing;
+      if (dropped?.has(path) || (scalar && dropped?.has(`${path}[0]`)))
+        place = { mode: Mode.Nothing, want: '', identifier: place.identifier };
+      // A value its event failed on is one the service did not take: read like an unknown one (C117).
+      else if (checked && place.mode === Mode.Plain && refused.has(path)) place = UNKNOWN;
     }
-    return { mode, identifier, path };
+    return { place, path };
   };
 
   const replace = (start: number, end: number, value: unknown, identifier: boolean) => {
@@ -194,8 +318,19 @@ export function redactJson(text: string, dropped?: ReadonlySet<string> | null): 
     const c = text.charCodeAt(i);
     const top = stack[stack.length - 1];
     if (c === 0x7b || c === 0x5b) {
-      const { mode, path } = valueAt(false);
-      stack.push({ object: c === 0x7b, mode, path, key: null, index: 0, named: false });
+      const { place, path } = valueAt(false);
+      const object = c === 0x7b;
+      const { mode, known } = containerFrame(place, object);
+      stack.push({
+        object,
+        mode,
+        known,
+        path,
+        key: null,
+        index: 0,
+        named: false,
+        identifier: place.identifier,
+      });
       i++;
       continue;
     }
@@ -243,9 +378,11 @@ export function redactJson(text: string, dropped?: ReadonlySet<string> | null): 
       top.key = stringValue(token);
       continue;
     }
-    const { mode, identifier } = valueAt(true);
+    const { place } = valueAt(true);
     const value = c === QUOTE ? stringValue(token) : literalValue(token);
-    if (!scalarKept(mode, value)) replace(start, i, value, identifier);
+    // A Plain scalar is replaced only where an object belongs (C117), and is then named like an identifier.
+    if (!scalarKept(place.mode, place.want, value))
+      replace(start, i, value, place.identifier || place.mode === Mode.Plain);
     if (top?.object) top.named = false;
   }
   return changed ? out + text.slice(copied) : null;

@@ -221,6 +221,8 @@ export interface NormalizationIR {
   gender: Record<string, string[]>;
   zipFirstFiveDigits: string[];
   unhashed: string[];
+  /** C117: words of a member name that make it personal data where the service knows no member. */
+  personalMemberWords: string[];
   userAgent: {
     rejectValues: string[];
     productToken: string;

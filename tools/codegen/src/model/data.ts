@@ -241,6 +241,7 @@ export const SHAPE_KEYS = [
   'email',
   'empty',
   'integer',
+  'ip',
   'null',
   'number',
   'object',
@@ -359,6 +360,7 @@ export function readNormalization(r: Reader): NormalizationIR {
     ),
     zipFirstFiveDigits: r.at('zipFirstFiveDigits').strings(),
     unhashed: r.at('unhashed').strings().sort(),
+    personalMemberWords: r.at('personalMemberWords').strings().sort(),
     userAgent: {
       rejectValues: ua
         .at('rejectValues')

@@ -10,6 +10,7 @@ type QueryKey<Id extends AdminOperationId> = keyof AdminOperations[Id]['query'];
 /** Query parameters of GET /admin/requests (and its export), in the order they are written. */
 export const REQUEST_FILTER_KEYS = [
   'ad_account_id',
+  'client_request_id',
   'status',
   'outcome',
   'event_name',
@@ -62,6 +63,8 @@ export function matchesFilters(s: RequestSummary, f: RequestFilters): boolean {
   const v = (k: RequestFilterKey) => f[k]?.trim() || undefined;
   const account = v('ad_account_id');
   if (account !== undefined && s.ad_account_id !== account) return false;
+  const client = v('client_request_id');
+  if (client !== undefined && s.client_request_id !== client) return false;
   const status = v('status');
   if (status !== undefined && String(s.status) !== status) return false;
   const outcome = v('outcome');

@@ -35,6 +35,17 @@ export function RequestDetailPage({ id }: { id: string }) {
         Request <code>{detail.request_id}</code>
       </h1>
       <dl class="facts">
+        {detail.client_request_id !== null && (
+          <>
+            {/* C118: the client's own x-request-id, kept beside the server's id; many requests may share it. */}
+            <dt>Client request id</dt>
+            <dd>
+              <a href={`#/requests?client_request_id=${encodeURIComponent(detail.client_request_id)}`}>
+                <code>{detail.client_request_id}</code>
+              </a>
+            </dd>
+          </>
+        )}
         <dt>Received</dt>
         <dd>{dateTimeOf(detail.received_at)}</dd>
         <dt>Ad account</dt>

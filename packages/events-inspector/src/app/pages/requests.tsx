@@ -78,6 +78,7 @@ export function RequestsPage({ query }: { query: string }) {
             ],
           },
           { key: 'event_name', label: 'Event name' },
+          { key: 'client_request_id', label: 'Client request id', placeholder: "the sender's x-request-id" },
           {
             key: 'test',
             label: 'Test mode',

@@ -262,4 +262,9 @@ TRUNCATE request_log;
     name: 'outbox claims by index, entries of deleted events removed (C112, C114)',
     sql: OUTBOX_INDEX_MIGRATION_SQL,
   },
+  {
+    version: 7,
+    name: "the client's request id beside the service's own (C118)",
+    sql: 'ALTER TABLE request_log ADD COLUMN client_request_id text;\n',
+  },
 ];

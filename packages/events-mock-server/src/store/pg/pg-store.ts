@@ -535,7 +535,9 @@ export class PgStore implements Store, Outbox {
     // One multi-row insert: the columns as arrays, unnested in order (C60).
     const columns = WRITE_COLUMNS.split(', ');
     const values = entries.map((e) => entryValues(e, (b) => b, false));
+    // The type of each of WRITE_COLUMNS, in its order.
     const types = [
+      'text',
       'text',
       'bigint',
       'text',

@@ -2,6 +2,7 @@ import type { EmittedFile } from '../../emit/emitter.js';
 import { doc, literal } from '../../emit/literal.js';
 import { dataAt, schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
+import type { TypeIR } from '../../ir/types.js';
 import { camel, pascal, quote } from './code.js';
 import { refName, type ValidatorModel } from './model.js';
 import { FileScope } from './scope.js';
@@ -56,6 +57,17 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
   if (holder && members.length !== 1)
     schemaAt(ir, m.event.name).fail('identifier-holder', { count: members.length });
   const path = `${dir}/normalizers.gen.ts`;
+  // C117: every member the service knows, per object schema from the batch body down, with what its value
+  // holds: 's' a scalar, 's[]' scalars, a schema name an object, 'Name[]' objects. The request log reads
+  // anything else (an unknown member, an object where a scalar belongs) as possibly personal data.
+  const described = (t: TypeIR): string =>
+    t.kind === 'array' ? `${described(t.items)}[]` : (refName(t) ?? 's');
+  const known = Object.fromEntries(
+    [m.request, ...m.schemas].map((s) => [
+      s.name,
+      Object.fromEntries(s.fields.map((f) => [f.name, described(f.type)])),
+    ]),
+  );
   const statements = [
     ...scope.importStatements(),
     ...functions,
@@ -66,6 +78,9 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
       return c ? quote(c.name) : 'undefined';
     })()};`,
     `/** The event member holding the hashed fields (C21, C70). */\nexport const PERSONAL_DATA_MEMBER: string | undefined = ${members[0] ? quote(members[0].name) : 'undefined'};`,
+    `/** The schemas of a batch body and of one event, roots of KNOWN_MEMBERS (C117). */\nexport const BODY_SCHEMA = ${quote(m.request.name)};\nexport const EVENT_SCHEMA = ${quote(m.event.name)};`,
+    `/** Each member the service knows, per object schema: 's' a scalar, 's[]' scalars, a schema name an object, 'Name[]' objects (C117). */\nexport const KNOWN_MEMBERS: Readonly<Record<string, Readonly<Record<string, string>>>> = ${literal(known)};`,
+    `/** Words of a member name that make it personal data where the service knows no member (C117). */\nexport const PERSONAL_MEMBER_WORDS: ReadonlySet<string> = new Set(${literal(ir.normalization.personalMemberWords)});`,
   ];
   return { path, content: tsFile(path, statements) };
 }
