@@ -172,6 +172,22 @@ describe.skipIf(!hasChromium)(
       ]);
       expect(await refusal.locator('pre.raw-body').textContent()).toBe('{"data": [1,');
 
+      // C118: the page is the server's id; the client's own id is shown beside it, linked to its requests.
+      const traced = await fetch(`${server.url}/v5/ad_accounts/${account}/events`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${conversion}`,
+          'content-type': 'application/json',
+          'x-request-id': 'trace-77',
+        },
+        body: '{"data": [1,',
+      });
+      expect(traced.headers.get('x-request-id')).toBe('trace-77');
+      await page.goto(`${server.url}/inspector/#/requests/${traced.headers.get('x-pinterest-rid')}`);
+      const client = page.locator('dl.facts a', { hasText: 'trace-77' });
+      await client.waitFor({ timeout: 5_000 });
+      expect(await client.getAttribute('href')).toBe('#/requests?client_request_id=trace-77');
+
       // A wrong token: refused before the body was read, so the reason and no body.
       const unknown = await post('{"data": []}', 'not-a-known-token-0123456789');
       expect(unknown.status).toBe(401);
