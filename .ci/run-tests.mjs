@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm test`: every package's tests, all of them even when one package fails (turbo --continue), then one
-// line that sums them up and names what was not run for want of PostgreSQL, Redis or Chromium (issue 23
-// point 5). The tests print those reasons themselves (test/support/postgres.ts, redis.ts, the browser tests);
+// line that sums them up and names what was not run for want of PostgreSQL, Redis, NATS or Chromium (issue 23
+// point 5; in CI, EVENTS_TEST_REQUIRE_SERVICES=1 turns each such skip into a failure, issue 36). The tests print those reasons themselves (test/support/postgres.ts, redis.ts, the browser tests);
 // this only gathers them, so a run that skipped something never reads as a plain green.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -25,8 +25,17 @@ function read(line) {
       if (kind in c) c[kind] += Number(n);
     counts.set(task[1], c);
   }
-  const service = /\*\*\* (PostgreSQL|Redis) at (.*) is unreachable/.exec(text);
-  if (service) reasons.add(`${service[1]} (unreachable at ${service[2]})`);
+  // test/support/services.ts: `*** <service> <why>: the tests that need it are SKIPPED ***`.
+  const service =
+    /\*\*\* (PostgreSQL|Redis|NATS JetStream|Chromium) at (\S+) (.*): the tests that need it are SKIPPED/.exec(
+      text,
+    );
+  if (service) reasons.add(`${service[1]} (${service[3]} at ${service[2]})`);
+  const project = /\*\*\* PostgreSQL or Redis is unreachable .*: the "postgres" test project is SKIPPED/.test(
+    text,
+  );
+  if (project)
+    reasons.add('PostgreSQL or Redis (the "postgres" project of the server: its HTTP tests on them)');
   if (/browser test skipped: .* is not installed/.test(text))
     reasons.add('Chromium (/usr/bin/chromium not installed: apt-get install chromium)');
   // turbo's closing line: `Failed:    @org/a#test, @org/b#test`.
@@ -66,7 +75,7 @@ child.on('exit', (code) => {
   parts.push(
     reasons.size
       ? `not run for want of ${[...reasons].join(', ')} (see README: "What a complete test run needs")`
-      : 'nothing skipped for want of PostgreSQL, Redis or Chromium',
+      : 'nothing skipped for want of PostgreSQL, Redis, NATS or Chromium',
   );
   process.stdout.write(`\n${parts.join('; ')}\n`);
   process.exit(code ?? 1);

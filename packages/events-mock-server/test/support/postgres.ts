@@ -1,8 +1,9 @@
 // Real PostgreSQL for tests (C45-C47): each caller gets a database of its own, dropped after. The machine's
 // server is at 127.0.0.1:5432 with trust auth (PG_TEST_URL overrides); when it cannot be reached, the
-// tests that need it say so on one visible line and skip, and CI starts it first so they always run there.
+// tests that need it say so on one visible line and skip; CI starts it first and fails without it (services.ts).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { serviceMissing } from './services.js';
 
 const ADMIN_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -17,10 +18,10 @@ export function postgresReachable(): Promise<boolean> {
       await c.query('SELECT 1');
       return true;
     } catch (e) {
-      process.stderr.write(
-        `\n*** PostgreSQL at ${ADMIN_URL.replace(/:[^:@/]*@/, '@')} is unreachable (${(e as Error).message}): the PostgreSQL tests are SKIPPED ***\n\n`,
+      return serviceMissing(
+        `PostgreSQL at ${ADMIN_URL.replace(/:[^:@/]*@/, '@')}`,
+        `is unreachable (${(e as Error).message})`,
       );
-      return false;
     } finally {
       await c.end().catch(() => {});
     }

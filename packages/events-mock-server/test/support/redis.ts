@@ -1,8 +1,9 @@
 // Real Redis for tests (C50-C52): each caller gets a key prefix of its own, deleted after. The machine's
 // server is at 127.0.0.1:6379 (REDIS_TEST_URL overrides); when it cannot be reached, the tests that need it
-// say so on one visible line and skip, and CI starts it first so they always run there.
+// say so on one visible line and skip; CI starts it first and fails without it (services.ts).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { serviceMissing } from './services.js';
 
 export const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 
@@ -17,10 +18,7 @@ export function redisReachable(): Promise<boolean> {
       await r.ping();
       return true;
     } catch (e) {
-      process.stderr.write(
-        `\n*** Redis at ${REDIS_TEST_URL} is unreachable (${(e as Error).message}): the Redis tests are SKIPPED ***\n\n`,
-      );
-      return false;
+      return serviceMissing(`Redis at ${REDIS_TEST_URL}`, `is unreachable (${(e as Error).message})`);
     } finally {
       r.disconnect();
     }

@@ -1,0 +1,17 @@
+// The services some tests need (PostgreSQL, Redis, NATS JetStream, Chromium). On a developer's machine a
+// missing one skips its tests with one visible line; CI sets EVENTS_TEST_REQUIRE_SERVICES=1, and there a
+// missing service fails the run, naming it, so no test silently stops running (issue 36).
+
+/** Whether a missing service fails the run rather than skipping the tests that need it. */
+export const SERVICES_REQUIRED = process.env.EVENTS_TEST_REQUIRE_SERVICES === '1';
+
+/**
+ * Says that `what` cannot be used and why: one line and `false` (skip), or, when services are required, an
+ * error that fails the test file naming the service.
+ */
+export function serviceMissing(what: string, why: string): false {
+  if (SERVICES_REQUIRED)
+    throw new Error(`${what} ${why}, and EVENTS_TEST_REQUIRE_SERVICES=1 asks every test to run`);
+  process.stderr.write(`\n*** ${what} ${why}: the tests that need it are SKIPPED ***\n\n`);
+  return false;
+}
