@@ -16,6 +16,8 @@ const ON_POSTGRES_TOO = [
   'test/exports-and-sessions.test.ts',
   'test/integrator-corpus.test.ts',
   'test/operations.test.ts',
+  'test/pinterest-parity.test.ts',
+  'test/pinterest-sdk-shapes.test.ts',
   'test/rate-limits.test.ts',
   'test/request-log.test.ts',
   'test/request-outcomes.test.ts',

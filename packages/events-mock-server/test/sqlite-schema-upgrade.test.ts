@@ -1,6 +1,7 @@
 // A version 1 SQLite file (before the request log, C60) gains the new tables when a newer server opens it,
 // and keeps its events. A version 2 file loses its request log entries, which may hold values refused as
-// personal data (C70), overwritten in the file and its WAL, and keeps everything else.
+// personal data (C70), overwritten in the file and its WAL, and keeps everything else. A version 6 file gains
+// the conversion deletion requests (C121).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,6 +236,33 @@ test('C118: a version 5 file gains the client request id; its entries read with 
       (await upgraded.listRequests({ limit: 10, clientRequestId: 'trace-7' })).items.map((e) => e.requestId),
     ).toEqual(['new']);
     await upgraded.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('C121: a version 6 file gains the deletion requests and the counter of their ids', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
+  const path = join(dir, 'events.db');
+  try {
+    const first = new SqliteStore({ path });
+    await first.close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE deletion_requests; DROP TABLE deletion_request_ids; PRAGMA user_version = 6;');
+    raw.close();
+
+    const upgraded = new SqliteStore({ path });
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const made = await upgraded.createDeletionRequest('1', { emailHashes: [], clickIds: ['e'] }, 5);
+    expect(made.requestId).toBe('5000');
+    await upgraded.close();
+    // Opened again, the counter goes on from where it was.
+    const again = new SqliteStore({ path });
+    expect((await again.createDeletionRequest('1', { emailHashes: [], clickIds: ['e'] }, 5)).requestId).toBe(
+      '5001',
+    );
+    expect((await again.listDeletionRequests('1')).map((r) => r.requestId)).toEqual(['5001', '5000']);
+    await again.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -658,6 +658,43 @@ for (const impl of IMPLEMENTATIONS) {
       });
     });
 
+    test('createDeletionRequest: the deletion and its record in one transaction, ids from a counter that never goes back (C121)', async () => {
+      const H1 = 'c'.repeat(64);
+      const withEm = (index: number, eventId: string): EventToStore => ({
+        ...ev(index, eventId),
+        json: JSON.stringify({ event_name: 'checkout', event_id: eventId, user_data: { em: [H1] } }),
+      });
+      await store.commitBatch(batch([withEm(0, 'by-email'), ev(1, 'nobody')]));
+      const base = T0 * 1000;
+      const first = await store.createDeletionRequest(ACCOUNT, { emailHashes: [H1], clickIds: [] }, T0);
+      expect(first).toEqual({
+        requestId: String(base),
+        adAccountId: ACCOUNT,
+        status: 'SUBMITTED',
+        createdAt: T0,
+        processedAt: T0,
+        removed: { events: 1, outboxEntries: 0, requestBodies: 0 },
+      });
+      expect((await store.listEvents({ limit: 10 })).items.map((i) => i.eventId)).toEqual(['nobody']);
+      // The same instant, then a clock behind: the counter goes on, whatever the account.
+      const second = await store.createDeletionRequest(ACCOUNT, { emailHashes: [], clickIds: ['x'] }, T0);
+      const other = await store.createDeletionRequest(OTHER, { emailHashes: [H1], clickIds: [] }, T0 - 5000);
+      expect([second.requestId, other.requestId]).toEqual([String(base + 1), String(base + 2)]);
+      expect(second.removed).toEqual({ events: 0, outboxEntries: 0, requestBodies: 0 });
+      expect(await store.listDeletionRequests(ACCOUNT)).toEqual([second, first]);
+      expect(await store.listDeletionRequests(OTHER)).toEqual([other]);
+      expect(await store.getDeletionRequest(ACCOUNT, first.requestId)).toEqual(first);
+      expect(await store.getDeletionRequest(OTHER, first.requestId)).toBeNull();
+      expect(await store.getDeletionRequest(ACCOUNT, '1')).toBeNull();
+      // A reset deletes the requests, not the counter; a later clock moves the base on.
+      await store.reset();
+      expect(await store.listDeletionRequests(ACCOUNT)).toEqual([]);
+      const afterReset = await store.createDeletionRequest(ACCOUNT, { emailHashes: [], clickIds: [] }, T0);
+      expect(afterReset.requestId).toBe(String(base + 3));
+      const later = await store.createDeletionRequest(ACCOUNT, { emailHashes: [], clickIds: [] }, T0 + 10);
+      expect(later.requestId).toBe(String((T0 + 10) * 1000));
+    });
+
     test('timeline counts of live requests per hour and code (C63)', async () => {
       const hour = Math.floor(T0 / 3_600_000) * 3600;
       await store.appendRequests(

@@ -1,15 +1,20 @@
 // C92: Pinterest's advertiser_defined_events routes over the custom event types of C10. Each name of a
-// request is processed on its own and answered with a record, in request order.
+// request is processed on its own and answered with a record, in request order: a name that breaks C10's
+// rules fails alone, whether the body check or the store says so.
 import { CUSTOM_EVENT_NAME_RULE } from '@org/events-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { detail, received } from '../core/request-error.js';
-import type {
-  CheckedAdvertiserDefinedEventInput,
-  CheckedAdvertiserDefinedEventsCreateRequest,
+import { checkBody } from '../core/request-checks.js';
+import { detail, RequestProblems, received } from '../core/request-error.js';
+import {
+  type CheckedAdvertiserDefinedEventInput,
+  type CheckedAdvertiserDefinedEventsCreateRequest,
+  OBJECT_CHECKS,
 } from '../generated/request-checks.gen.js';
+import type { RequestProblem, RequestProblemParams } from '../generated/request-problems.gen.js';
+import { ROUTES } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { isStandardEventName } from '../http/event-names.js';
-import type { Checked } from '../http/gate.js';
+import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import type { CustomEventTypeRow } from '../store/store.js';
 
@@ -26,6 +31,61 @@ const failure = (name: string, problem: string): ProcessingRecord => ({
   status: 'failure',
   exceptions: [problem],
 });
+
+const BODY = ROUTES['advertiser_defined_events/create'].requestBody;
+const ITEM_NAME = /^items\[(\d+)\]\.name$/;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The problems of a create or update body, sorted (C92): those of an item's name sent as a string (C10's
+ * pattern and length) are that name's failure, kept by item; every other one makes the body another shape.
+ * On a 400, the names' problems are answered with the others.
+ */
+class SortedProblems extends RequestProblems {
+  readonly #items: readonly unknown[];
+  readonly byItem = new Map<number, string[]>();
+  readonly #held: (() => void)[] = [];
+
+  constructor(items: readonly unknown[]) {
+    super();
+    this.#items = items;
+  }
+
+  override add<K extends RequestProblem>(key: K, path: string, params: RequestProblemParams[K]): void {
+    const m = ITEM_NAME.exec(path);
+    const i = m ? Number(m[1]) : -1;
+    const item = this.#items[i];
+    if (!isObject(item) || typeof item.name !== 'string') {
+      super.add(key, path, params);
+      return;
+    }
+    this.byItem.set(i, [...(this.byItem.get(i) ?? []), detail(key, 'name', params).problem]);
+    this.#held.push(() => super.add(key, path, params));
+  }
+
+  override throwIfAny(): void {
+    if (this.any) for (const add of this.#held.splice(0)) add();
+    super.throwIfAny();
+  }
+}
+
+/**
+ * A create or update body checked again with its problems sorted: a 400 when it is not the shape; else the
+ * checked body (an item whose name failed is undefined) and the failures of the names, by item.
+ */
+function sortBody(json: unknown) {
+  const items = isObject(json) && Array.isArray(json.items) ? json.items : [];
+  const p = new SortedProblems(items);
+  const body = checkBody(
+    OBJECT_CHECKS,
+    BODY,
+    json,
+    p,
+  ) as unknown as CheckedAdvertiserDefinedEventsCreateRequest;
+  p.throwIfAny();
+  return { body, names: p.byItem };
+}
 
 /** Pinterest's mapping type is the standard event name in upper case (SIGNUP <-> signup). */
 const toMappingType = (eventName: string) => eventName.toUpperCase();
@@ -57,16 +117,23 @@ export function advertiserDefinedEventHandlers(ctx: ServerContext) {
   };
 
   /**
-   * Each item of a create or update body, checked by the gate (C2 row 400 for its shape; names are judged
-   * one by one), in order; the account's cached names are dropped after.
+   * Each item of a create or update body (C2 row 400 for its shape), judged on its own, in order: a name the
+   * body check refused fails alone, the others go to `one`; the account's cached names are dropped after.
    */
   const eachItem = async (
     accountId: string,
-    body: CheckedAdvertiserDefinedEventsCreateRequest,
+    json: unknown,
     one: (item: CheckedAdvertiserDefinedEventInput) => Promise<ProcessingRecord>,
   ) => {
+    const { body, names } = sortBody(json);
+    const raw = (json as { items: { name: string }[] }).items;
     const out: ProcessingRecord[] = [];
-    for (const i of body.items) if (i !== undefined) out.push(await one(i));
+    for (const [i, item] of body.items.entries()) {
+      const refused = names.get(i);
+      if (refused)
+        out.push({ name: (raw[i] as { name: string }).name, status: 'failure', exceptions: refused });
+      else if (item !== undefined) out.push(await one(item));
+    }
     ctx.customTypes.invalidate(accountId);
     return { items: out };
   };
@@ -86,27 +153,32 @@ export function advertiserDefinedEventHandlers(ctx: ServerContext) {
       };
     },
 
-    // One by one, in order: a later name of the batch sees the earlier ones (exists, cap).
-    'advertiser_defined_events/create': async (
-      _req: FastifyRequest,
-      _reply: FastifyReply,
-      { account, body }: Checked<'advertiser_defined_events/create'>,
-    ) => eachItem(account.id, body, (i) => create(account.id, i.name, i.mapped_conversion_type)),
+    // One by one, in order: a later name of the batch sees the earlier ones (exists, cap). The body's name
+    // rules are judged per name too, so the gate leaves its problems to the handler.
+    'advertiser_defined_events/create': withBodyRules(
+      async (
+        _req: FastifyRequest,
+        _reply: FastifyReply,
+        { account, json }: Checked<'advertiser_defined_events/create'>,
+      ) => eachItem(account.id, json, (i) => create(account.id, i.name, i.mapped_conversion_type)),
+    ),
 
-    'advertiser_defined_events/update': async (
-      _req: FastifyRequest,
-      _reply: FastifyReply,
-      { account, body }: Checked<'advertiser_defined_events/update'>,
-    ) =>
-      eachItem(account.id, body, async (i) => {
-        // C92: a delete and an insert of the same name; the store interface has no update.
-        const existing = (await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id))).find(
-          (r) => r.name.toLowerCase() === i.name.toLowerCase(),
-        );
-        if (!existing) return unknown(i.name);
-        await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, existing.name));
-        return create(account.id, existing.name, i.mapped_conversion_type);
-      }),
+    'advertiser_defined_events/update': withBodyRules(
+      async (
+        _req: FastifyRequest,
+        _reply: FastifyReply,
+        { account, json }: Checked<'advertiser_defined_events/update'>,
+      ) =>
+        eachItem(account.id, json, async (i) => {
+          // C92: a delete and an insert of the same name; the store interface has no update.
+          const existing = (await withStore(ctx, () => ctx.store.listCustomEventTypes(account.id))).find(
+            (r) => r.name.toLowerCase() === i.name.toLowerCase(),
+          );
+          if (!existing) return unknown(i.name);
+          await withStore(ctx, () => ctx.store.deleteCustomEventType(account.id, existing.name));
+          return create(account.id, existing.name, i.mapped_conversion_type);
+        }),
+    ),
 
     'advertiser_defined_events/delete': async (
       _req: FastifyRequest,

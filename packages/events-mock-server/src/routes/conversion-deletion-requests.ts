@@ -1,7 +1,7 @@
 // C91: Pinterest's conversion_deletion_requests routes. A request is processed at once: the account's stored
 // events of the named users, their dedup sightings and the request-log bodies holding them are deleted in the
-// request that creates it. The requests themselves (id, status, times, no targets) are kept in this process.
-import { randomUUID } from 'node:crypto';
+// request that creates it. C121: the requests themselves (id, status, times, no targets) are kept in the
+// store, written in the deletion's transaction, and answered in the shapes of Pinterest's SDKs.
 import { normalize, sha256Hex } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
@@ -9,13 +9,27 @@ import type { CheckedConversionDeletionRequestCreate } from '../generated/reques
 import type { ServerContext } from '../http/context.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
-import type { DeletionTargets } from '../store/store.js';
+import { isDeletionRequestId } from '../store/conversion-deletion.js';
+import type { DeletionRequestRow, DeletionTargets } from '../store/store.js';
 
-interface DeletionRequest {
+/** Pinterest's `ConversionDeletionRequest`: a numeric id and OpenAPI `date`s (C121). */
+interface DeletionRequestOut {
   request_id: string;
-  status: 'PENDING' | 'SUBMITTED';
+  status: DeletionRequestRow['status'];
   created_time: string;
-  processed_time?: string;
+  processed_time: string | null;
+}
+
+/** The UTC day of a store time (ms), `yyyy-MM-dd`. */
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function out(r: DeletionRequestRow): DeletionRequestOut {
+  return {
+    request_id: r.requestId,
+    status: r.status,
+    created_time: day(r.createdAt),
+    processed_time: r.processedAt === null ? null : day(r.processedAt),
+  };
 }
 
 const DIGEST = /^[0-9a-fA-F]{64}$/;
@@ -43,11 +57,12 @@ async function targetsOf(
 }
 
 export function conversionDeletionRequestHandlers(ctx: ServerContext) {
-  /** The requests of each ad account, newest first. */
-  const requests = new Map<string, DeletionRequest[]>();
-  const find = (accountId: string, req: FastifyRequest) => {
+  /** The request of the path's id, or 404: an id that is no id of the store names none (C121). */
+  const find = async (accountId: string, req: FastifyRequest) => {
     const id = (req.params as { request_id: string }).request_id;
-    const found = requests.get(accountId)?.find((r) => r.request_id === id);
+    const found = isDeletionRequestId(id)
+      ? await withStore(ctx, () => ctx.store.getDeletionRequest(accountId, id))
+      : null;
     if (!found) throw requestError('deletion_request_unknown', 'path.request_id', { received: received(id) });
     return found;
   };
@@ -60,19 +75,13 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
         { account, body, problems }: Checked<'conversion_deletion_requests/create'>,
       ) => {
         const targets = await targetsOf(body, problems);
-        const created = new Date(ctx.clock.now()).toISOString();
         // Entries waiting to be written would otherwise land after the deletion with the user's bodies.
         await ctx.requestLog.flushed();
-        await withStore(ctx, () => ctx.store.deleteConversions(account.id, targets));
-        const r: DeletionRequest = {
-          request_id: randomUUID(),
-          status: 'SUBMITTED',
-          created_time: created,
-          processed_time: new Date(ctx.clock.now()).toISOString(),
-        };
-        requests.set(account.id, [r, ...(requests.get(account.id) ?? [])]);
+        const r = await withStore(ctx, () =>
+          ctx.store.createDeletionRequest(account.id, targets, ctx.clock.now()),
+        );
         reply.code(201);
-        return r;
+        return out(r);
       },
     ),
 
@@ -81,7 +90,8 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
       _reply: FastifyReply,
       { account }: Checked<'conversion_deletion_requests/list'>,
     ) => {
-      return { items: requests.get(account.id) ?? [], bookmark: null };
+      const rows = await withStore(ctx, () => ctx.store.listDeletionRequests(account.id));
+      return { items: rows.map(out), bookmark: null };
     },
 
     'conversion_deletion_requests/get': async (
@@ -89,7 +99,7 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
       _reply: FastifyReply,
       { account }: Checked<'conversion_deletion_requests/get'>,
     ) => {
-      return find(account.id, req);
+      return out(await find(account.id, req));
     },
 
     'conversion_deletion_requests/delete': async (
@@ -97,10 +107,10 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
       _reply: FastifyReply,
       { account }: Checked<'conversion_deletion_requests/delete'>,
     ) => {
-      const found = find(account.id, req);
+      const found = await find(account.id, req);
       // Never PENDING here: every request was processed when it was created (C91).
       throw requestError('deletion_request_submitted', 'path.request_id', {
-        received: received(found.request_id),
+        received: received(found.requestId),
       });
     },
   };

@@ -1,6 +1,6 @@
 // C91: what a conversion deletion request removes, decided the same way by every store: the stored events of
 // the account that carry one of the e-mail hashes or click ids, and every kept request-log body of the
-// account that holds one of them.
+// account that holds one of them. C121: the request's own record and the rule of its id.
 import { bodyText } from './request-log-rows.js';
 
 /** The users a conversion deletion request names: SHA-256 hex digests of e-mails, and click ids (EPIKs). */
@@ -18,6 +18,95 @@ export interface DeletionCounts {
   events: number;
   outboxEntries: number;
   requestBodies: number;
+}
+
+/**
+ * A conversion deletion request as the store keeps it (C91, C121): what it did and when, never its targets.
+ * Written in the transaction of its deletion.
+ */
+export interface DeletionRequestRow {
+  /** Digits only, at most 18, never given twice (C121). */
+  requestId: string;
+  adAccountId: string;
+  status: 'PENDING' | 'SUBMITTED';
+  /** Milliseconds since the epoch, as every store time. */
+  createdAt: number;
+  /** Null until processed; this service processes a request when it is created (C91). */
+  processedAt: number | null;
+  removed: DeletionCounts;
+}
+
+/**
+ * C121: the least id of a request made at `now` (ms), the time base of `last = max(last + 1, base)`. A
+ * thousand ids a millisecond before the counter runs ahead of the clock; below 2^53 until the year 2255.
+ */
+export const deletionRequestIdBase = (now: number): number => Math.floor(now) * 1000;
+
+/** The columns of a `deletion_requests` row, the same in both stores (C121). */
+export const DELETION_REQUEST_COLUMNS =
+  'id, ad_account_id, status, created_at, processed_at, events, outbox_entries, request_bodies';
+
+export interface DeletionRequestDbRow {
+  id: number;
+  ad_account_id: string;
+  status: string;
+  created_at: number;
+  processed_at: number | null;
+  events: number;
+  outbox_entries: number;
+  request_bodies: number;
+}
+
+/** A row's values in the order of DELETION_REQUEST_COLUMNS. */
+export const deletionRequestValues = (r: DeletionRequestDbRow) =>
+  [
+    r.id,
+    r.ad_account_id,
+    r.status,
+    r.created_at,
+    r.processed_at,
+    r.events,
+    r.outbox_entries,
+    r.request_bodies,
+  ] as const;
+
+/** The row of a request made at `at` and processed then (C91), with the id the counter gave. */
+export function processedDeletionRequest(
+  id: number,
+  adAccountId: string,
+  at: number,
+  removed: DeletionCounts,
+): DeletionRequestDbRow {
+  return {
+    id,
+    ad_account_id: adAccountId,
+    status: 'SUBMITTED',
+    created_at: at,
+    processed_at: at,
+    events: removed.events,
+    outbox_entries: removed.outboxEntries,
+    request_bodies: removed.requestBodies,
+  };
+}
+
+export function deletionRequestOfRow(r: DeletionRequestDbRow): DeletionRequestRow {
+  return {
+    requestId: String(r.id),
+    adAccountId: r.ad_account_id,
+    status: r.status as DeletionRequestRow['status'],
+    createdAt: r.created_at,
+    processedAt: r.processed_at,
+    removed: { events: r.events, outboxEntries: r.outbox_entries, requestBodies: r.request_bodies },
+  };
+}
+
+const REQUEST_ID = /^[1-9]\d{0,17}$/;
+/**
+ * Whether a path's request id can name a request of the store: digits in the form the store gives them (no
+ * leading zero, at most 18) and exact as a JavaScript number. Anything else names none (404).
+ */
+export function isDeletionRequestId(id: string): boolean {
+  return REQUEST_ID.test(id) && Number.isSafeInteger(Number(id));
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

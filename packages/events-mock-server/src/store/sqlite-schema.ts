@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
@@ -210,4 +210,23 @@ CREATE TABLE IF NOT EXISTS timeline_counts (
   PRIMARY KEY (ad_account_id, hour, code)
 ) WITHOUT ROWID;
 ${outboxTable()}
+-- Version 7 (C121): conversion deletion requests (never their targets), written in their deletion's
+-- transaction, and the one counter row their ids come from: it never goes back, so an id is never given
+-- twice. A file of an earlier version gains both when opened.
+CREATE TABLE IF NOT EXISTS deletion_requests (
+  id INTEGER PRIMARY KEY,
+  ad_account_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  processed_at INTEGER,
+  events INTEGER NOT NULL,
+  outbox_entries INTEGER NOT NULL,
+  request_bodies INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deletion_requests_by_account ON deletion_requests (ad_account_id, id);
+CREATE TABLE IF NOT EXISTS deletion_request_ids (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  last INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO deletion_request_ids (one, last) VALUES (1, 0);
 `;

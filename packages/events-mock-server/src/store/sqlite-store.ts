@@ -3,9 +3,16 @@ import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import {
   bodyMatches,
+  DELETION_REQUEST_COLUMNS,
   type DeletionCounts,
+  type DeletionRequestDbRow,
+  type DeletionRequestRow,
   type DeletionTargets,
+  deletionRequestIdBase,
+  deletionRequestOfRow,
+  deletionRequestValues,
   eventMatches,
+  processedDeletionRequest,
 } from './conversion-deletion.js';
 import { foldBatch } from './dedup-fold.js';
 import type { DirectoryData, StoredTokenKind } from './directory-data.js';
@@ -266,29 +273,70 @@ export class SqliteStore implements Store, Outbox {
   }
 
   async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
+    return this.#db.transaction(() => this.#deleteConversions(adAccountId, t)).immediate();
+  }
+
+  async createDeletionRequest(
+    adAccountId: string,
+    t: DeletionTargets,
+    at: number,
+  ): Promise<DeletionRequestRow> {
     const db = this.#db;
     return db
       .transaction(() => {
-        const events = db
-          .prepare('SELECT seq, event FROM events WHERE ad_account_id = ?')
-          .all(adAccountId) as { seq: number; event: string }[];
-        const gone = events.filter((e) => eventMatches(e.event, t)).map((e) => e.seq);
-        const seqs = JSON.stringify(gone);
-        // The events table is also the dedup index (C6): deleting a row removes its sighting.
-        const n = db
-          .prepare('DELETE FROM events WHERE ad_account_id = ? AND seq IN (SELECT value FROM json_each(?))')
-          .run(adAccountId, seqs).changes;
-        // Their outbox entries, in every state: a deleted event is never delivered and never waits (C112).
-        const o = this.#outbox.forget(adAccountId, seqs);
-        const bodies = db
-          .prepare('SELECT seq, body FROM request_log WHERE ad_account_id = ? AND body IS NOT NULL')
-          .all(adAccountId) as { seq: number; body: string | Uint8Array }[];
-        const dropBody = db.prepare('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ?');
-        let b = 0;
-        for (const r of bodies) if (bodyMatches(r.body, t)) b += dropBody.run(r.seq).changes;
-        return { events: n, outboxEntries: o, requestBodies: b };
+        const removed = this.#deleteConversions(adAccountId, t);
+        // C121: the id from the counter row, under the write lock of this IMMEDIATE transaction.
+        const id = db
+          .prepare('UPDATE deletion_request_ids SET last = max(last + 1, ?) WHERE one = 1 RETURNING last')
+          .pluck()
+          .get(deletionRequestIdBase(at)) as number;
+        const row = processedDeletionRequest(id, adAccountId, at, removed);
+        db.prepare(
+          `INSERT INTO deletion_requests (${DELETION_REQUEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(...deletionRequestValues(row));
+        return deletionRequestOfRow(row);
       })
       .immediate();
+  }
+
+  async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {
+    const rows = this.#db
+      .prepare(
+        `SELECT ${DELETION_REQUEST_COLUMNS} FROM deletion_requests WHERE ad_account_id = ? ORDER BY id DESC`,
+      )
+      .all(adAccountId) as DeletionRequestDbRow[];
+    return rows.map(deletionRequestOfRow);
+  }
+
+  async getDeletionRequest(adAccountId: string, requestId: string): Promise<DeletionRequestRow | null> {
+    const row = this.#db
+      .prepare(`SELECT ${DELETION_REQUEST_COLUMNS} FROM deletion_requests WHERE ad_account_id = ? AND id = ?`)
+      .get(adAccountId, Number(requestId)) as DeletionRequestDbRow | undefined;
+    return row ? deletionRequestOfRow(row) : null;
+  }
+
+  /** C91 inside a transaction of the caller. */
+  #deleteConversions(adAccountId: string, t: DeletionTargets): DeletionCounts {
+    const db = this.#db;
+    const events = db.prepare('SELECT seq, event FROM events WHERE ad_account_id = ?').all(adAccountId) as {
+      seq: number;
+      event: string;
+    }[];
+    const gone = events.filter((e) => eventMatches(e.event, t)).map((e) => e.seq);
+    const seqs = JSON.stringify(gone);
+    // The events table is also the dedup index (C6): deleting a row removes its sighting.
+    const n = db
+      .prepare('DELETE FROM events WHERE ad_account_id = ? AND seq IN (SELECT value FROM json_each(?))')
+      .run(adAccountId, seqs).changes;
+    // Their outbox entries, in every state: a deleted event is never delivered and never waits (C112).
+    const o = this.#outbox.forget(adAccountId, seqs);
+    const bodies = db
+      .prepare('SELECT seq, body FROM request_log WHERE ad_account_id = ? AND body IS NOT NULL')
+      .all(adAccountId) as { seq: number; body: string | Uint8Array }[];
+    const dropBody = db.prepare('UPDATE request_log SET body = NULL, body_bytes = 0 WHERE seq = ?');
+    let b = 0;
+    for (const r of bodies) if (bodyMatches(r.body, t)) b += dropBody.run(r.seq).changes;
+    return { events: n, outboxEntries: o, requestBodies: b };
   }
 
   async findEarlier(
@@ -488,6 +536,8 @@ export class SqliteStore implements Store, Outbox {
           'request_log',
           'timeline_counts',
           'outbox',
+          // C121: the requests go, their id counter stays (an id is never given twice).
+          'deletion_requests',
         ])
           this.#db.prepare(`DELETE FROM ${t}`).run();
       })

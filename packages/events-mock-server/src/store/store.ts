@@ -1,7 +1,7 @@
-import type { DeletionCounts, DeletionTargets } from './conversion-deletion.js';
+import type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './conversion-deletion.js';
 import type { DirectoryData } from './directory-data.js';
 
-export type { DeletionCounts, DeletionTargets } from './conversion-deletion.js';
+export type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './conversion-deletion.js';
 
 /**
  * The one storage interface of the server (C11). Handlers only see this, so a server database (Postgres...)
@@ -38,6 +38,20 @@ export interface Store {
    * holds one of the targets (the whole body goes; the entry's summary stays).
    */
   deleteConversions(adAccountId: string, targets: DeletionTargets): Promise<DeletionCounts>;
+  /**
+   * C91, C121: a conversion deletion request made at `at` (ms), processed at once: `deleteConversions` and the
+   * request's record in the same transaction, its id taken there from the store's counter (never given
+   * twice, also across instances sharing the store and across restarts). Resolves with the record.
+   */
+  createDeletionRequest(
+    adAccountId: string,
+    targets: DeletionTargets,
+    at: number,
+  ): Promise<DeletionRequestRow>;
+  /** The account's conversion deletion requests, newest first (C121). */
+  listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]>;
+  /** One conversion deletion request of the account, by an id `isDeletionRequestId` accepts; else null. */
+  getDeletionRequest(adAccountId: string, requestId: string): Promise<DeletionRequestRow | null>;
 
   /**
    * Read-only dedup lookup (test mode, C7: no dedup state changes): the earlier sighting within the window
@@ -62,8 +76,8 @@ export interface Store {
   listEvents(filter: EventFilter): Promise<{ items: StoredEventRow[]; nextCursor: string | null }>;
   report(adAccountId: string): Promise<AccountReportData>;
   /**
-   * Deletes stored events, dedup state, failure counters, the request log and the timeline; keeps accounts,
-   * tokens, custom event types (C12, C60).
+   * Deletes stored events, dedup state, failure counters, the request log, the timeline and the conversion
+   * deletion requests (not their id counter, C121); keeps accounts, tokens, custom event types (C12, C60).
    */
   reset(): Promise<void>;
 

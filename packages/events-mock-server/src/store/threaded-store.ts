@@ -132,6 +132,9 @@ export class ThreadedSqliteStore implements Store, Outbox {
   createCustomEventType: Store['createCustomEventType'] = (...a) => this.#call('createCustomEventType', ...a);
   deleteCustomEventType: Store['deleteCustomEventType'] = (...a) => this.#call('deleteCustomEventType', ...a);
   deleteConversions: Store['deleteConversions'] = (...a) => this.#call('deleteConversions', ...a);
+  createDeletionRequest: Store['createDeletionRequest'] = (...a) => this.#call('createDeletionRequest', ...a);
+  listDeletionRequests: Store['listDeletionRequests'] = (...a) => this.#call('listDeletionRequests', ...a);
+  getDeletionRequest: Store['getDeletionRequest'] = (...a) => this.#call('getDeletionRequest', ...a);
   /**
    * Test mode's dedup lookup (C7) answered on the event loop: one statement per batch, one index probe per
    * key (about 1 µs each), instead of two thread messages whose copies of 1000 keys cost more than the

@@ -267,4 +267,28 @@ TRUNCATE request_log;
     name: "the client's request id beside the service's own (C118)",
     sql: 'ALTER TABLE request_log ADD COLUMN client_request_id text;\n',
   },
+  {
+    version: 8,
+    name: 'conversion deletion requests and the counter of their ids (C121)',
+    // The key leads with the account (C82: deletion_requests distributed by account, deletion_request_ids a
+    // reference table); the counter row gives every id once, whatever the account.
+    sql: `
+CREATE TABLE deletion_requests (
+  id bigint NOT NULL,
+  ad_account_id text NOT NULL,
+  status text NOT NULL,
+  created_at bigint NOT NULL,
+  processed_at bigint,
+  events integer NOT NULL,
+  outbox_entries integer NOT NULL,
+  request_bodies integer NOT NULL,
+  PRIMARY KEY (ad_account_id, id)
+);
+CREATE TABLE deletion_request_ids (
+  one integer PRIMARY KEY CHECK (one = 1),
+  last bigint NOT NULL
+);
+INSERT INTO deletion_request_ids (one, last) VALUES (1, 0);
+`,
+  },
 ];

@@ -1,13 +1,43 @@
 // C91 on PostgreSQL: a conversion deletion request, in the transaction the store opens. Kept in its own file
-// beside the store: it reads the tables of migrations 2 and 4 and needs no migration of its own.
+// beside the store: it reads the tables of migrations 2 and 4; the requests themselves and the counter of
+// their ids are the tables of migration 8 (C121).
 import type pg from 'pg';
 import {
   bodyMatches,
+  DELETION_REQUEST_COLUMNS,
   type DeletionCounts,
+  type DeletionRequestRow,
   type DeletionTargets,
+  deletionRequestIdBase,
+  deletionRequestOfRow,
+  deletionRequestValues,
   eventMatches,
+  processedDeletionRequest,
 } from '../conversion-deletion.js';
 import { PgOutbox } from './outbox/pg-outbox.js';
+
+/**
+ * C121: the deletion, then the request's id from the counter row (its row lock, held to the commit, makes
+ * instances sharing the database take turns; taken last, it is held the shortest time) and its record.
+ */
+export async function createDeletionRequestTx(
+  c: pg.PoolClient,
+  adAccountId: string,
+  t: DeletionTargets,
+  at: number,
+): Promise<DeletionRequestRow> {
+  const removed = await deleteConversionsTx(c, adAccountId, t);
+  const ids = await c.query<{ last: number }>(
+    'UPDATE deletion_request_ids SET last = greatest(last + 1, $1) WHERE one = 1 RETURNING last',
+    [deletionRequestIdBase(at)],
+  );
+  const row = processedDeletionRequest((ids.rows[0] as { last: number }).last, adAccountId, at, removed);
+  await c.query(
+    `INSERT INTO deletion_requests (${DELETION_REQUEST_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [...deletionRequestValues(row)],
+  );
+  return deletionRequestOfRow(row);
+}
 
 export async function deleteConversionsTx(
   c: pg.PoolClient,

@@ -1,6 +1,13 @@
 import { type AccessTier, LIMITS } from '@org/events-types';
 import pg from 'pg';
-import type { DeletionCounts, DeletionTargets } from '../conversion-deletion.js';
+import {
+  DELETION_REQUEST_COLUMNS,
+  type DeletionCounts,
+  type DeletionRequestDbRow,
+  type DeletionRequestRow,
+  type DeletionTargets,
+  deletionRequestOfRow,
+} from '../conversion-deletion.js';
 import { asSighting, foldBatch } from '../dedup-fold.js';
 import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
 import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
@@ -49,7 +56,7 @@ import {
 import { migrate } from './migrate.js';
 import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
 import { PgOutbox } from './outbox/pg-outbox.js';
-import { deleteConversionsTx } from './pg-delete-conversions.js';
+import { createDeletionRequestTx, deleteConversionsTx } from './pg-delete-conversions.js';
 
 export interface PgStoreOptions {
   /** A libpq connection URL: postgres://user:password@host:port/database?... */
@@ -367,6 +374,30 @@ export class PgStore implements Store, Outbox {
     return this.#tx((c) => deleteConversionsTx(c, adAccountId, t));
   }
 
+  async createDeletionRequest(
+    adAccountId: string,
+    t: DeletionTargets,
+    at: number,
+  ): Promise<DeletionRequestRow> {
+    return this.#tx((c) => createDeletionRequestTx(c, adAccountId, t, at));
+  }
+
+  async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {
+    const rows = await this.#q<DeletionRequestDbRow>(
+      `SELECT ${DELETION_REQUEST_COLUMNS} FROM deletion_requests WHERE ad_account_id = $1 ORDER BY id DESC`,
+      [adAccountId],
+    );
+    return rows.map(deletionRequestOfRow);
+  }
+
+  async getDeletionRequest(adAccountId: string, requestId: string): Promise<DeletionRequestRow | null> {
+    const rows = await this.#q<DeletionRequestDbRow>(
+      `SELECT ${DELETION_REQUEST_COLUMNS} FROM deletion_requests WHERE ad_account_id = $1 AND id = $2`,
+      [adAccountId, requestId],
+    );
+    return rows[0] ? deletionRequestOfRow(rows[0]) : null;
+  }
+
   async findEarlier(
     adAccountId: string,
     keys: readonly DedupKey[],
@@ -526,7 +557,8 @@ export class PgStore implements Store, Outbox {
 
   async reset(): Promise<void> {
     await this.#q(
-      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts, outbox, outbox_cursors, outbox_deliveries',
+      // C121: the deletion requests go, their id counter (deletion_request_ids) stays.
+      'TRUNCATE events, dedup_sightings, event_counts, failure_counts, request_log, timeline_counts, outbox, outbox_cursors, outbox_deliveries, deletion_requests',
     );
   }
 
