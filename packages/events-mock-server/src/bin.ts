@@ -5,7 +5,7 @@ import { ConfigError } from './config/config-error.js';
 import { type DemoCredentials, demoConfig } from './config/demo.js';
 import { loadConfigFile } from './config/load.js';
 import { fullCollector, settleHeapWhenIdle } from './core/heap-settle.js';
-import { fixMmapThreshold } from './core/native-memory.js';
+import { fixMmapThreshold, mallocTrimmer } from './core/native-memory.js';
 import { packageVersion } from './core/package-version.js';
 import {
   describeSink,
@@ -282,11 +282,27 @@ async function start(options: StartServerOptions): Promise<RunningServer | numbe
   const mmap = fixMmapThreshold();
   try {
     const server = await startServer(options);
-    // C110: after a load, the heap gives back what the load grew it to.
+    // C110: after a load, the heap gives back what the load grew it to; then (C116) the allocator gives the
+    // system every page the load freed, the holes in the middle of its heaps included.
     const gc = fullCollector();
-    if (gc.ok) settleHeapWhenIdle(server.app.server, { collect: gc.collect });
+    const trim = mallocTrimmer();
+    if (gc.ok || trim.ok)
+      settleHeapWhenIdle(server.app.server, {
+        collect: () => {
+          if (gc.ok) gc.collect();
+          if (!trim.ok) return;
+          // V8 frees the memory of the array buffers it collected on a thread of its own, after the
+          // collection; the next collection first finishes that, so the trim finds it all free.
+          if (gc.ok) gc.collect();
+          trim.trim();
+        },
+      });
     server.app.log.debug(
-      { mmapThreshold: mmap, heapSettle: gc.ok ? 'on' : `off: ${gc.reason}` },
+      {
+        mmapThreshold: mmap,
+        heapSettle: gc.ok ? 'on' : `off: ${gc.reason}`,
+        mallocTrim: trim.ok ? 'on' : `off: ${trim.reason}`,
+      },
       'native memory',
     );
     return server;

@@ -10,7 +10,12 @@ export {
   type HeapSettleOptions,
   settleHeapWhenIdle,
 } from './core/heap-settle.js';
-export { fixMmapThreshold, type MmapThresholdOutcome } from './core/native-memory.js';
+export {
+  fixMmapThreshold,
+  type MmapThresholdOutcome,
+  mallocTrimmer,
+  type Trimmer,
+} from './core/native-memory.js';
 export { SlidingLog } from './ratelimit/sliding-log.js';
 export { type RunningServer, type StartServerOptions, startServer } from './server.js';
 export { SqliteStore, type SqliteStoreOptions, type SynchronousLevel } from './store/sqlite-store.js';

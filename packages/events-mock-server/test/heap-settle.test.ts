@@ -1,5 +1,6 @@
 // C110: after a load the heap gives back what the load grew it to: one full collection once the server has
-// had no request for a while, none while requests come, none on a server that never had a load.
+// had no request for a while, none while requests come, none on a server that never had a load; a request
+// ending is load too (C116).
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
@@ -45,6 +46,30 @@ test('one collection once a load has ended; none during it, none without one', (
     vi.advanceTimersByTime(5000);
     expect(collections).toBe(2);
     expect(http.listenerCount('request')).toBe(0);
+  } finally {
+    settle.stop();
+    vi.useRealTimers();
+  }
+});
+
+test('a request ending is load too: a collection follows the end of long requests (C116)', () => {
+  vi.useFakeTimers();
+  const http = new EventEmitter();
+  let collections = 0;
+  const settle = settleHeapWhenIdle(http, { idleMs: 1000, collect: () => collections++ });
+  try {
+    // Three slow uploads arrive together and stay open for 10 s: once their arrival is past, nothing comes
+    // or ends, so one collection runs while they are still open ...
+    const responses = Array.from({ length: 3 }, () => new EventEmitter());
+    for (const res of responses) http.emit('request', {}, res);
+    vi.advanceTimersByTime(10_000);
+    expect(collections).toBe(1);
+    // ... and another once they have ended (answered, or their sockets gone), when their memory is free.
+    for (const res of responses) res.emit('close');
+    vi.advanceTimersByTime(2000);
+    expect(collections).toBe(2);
+    vi.advanceTimersByTime(10_000);
+    expect(collections).toBe(2);
   } finally {
     settle.stop();
     vi.useRealTimers();

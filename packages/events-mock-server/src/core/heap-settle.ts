@@ -40,28 +40,37 @@ export interface HeapSettle {
 }
 
 /**
- * C110: one full collection once a load has ended (`idleMs` with no request after requests), so the heap
- * gives back what the load grew it to. A server under steady load never collects; an idle one collects once.
- * `server` is the HTTP server (fastify's `app.server`): its `request` events are the load.
+ * C110: one full collection once a load has ended (`idleMs` with neither a request coming nor one ending,
+ * after some did), so the heap gives back what the load grew it to. A server under steady load never
+ * collects; an idle one collects once. `server` is the HTTP server (fastify's `app.server`): its `request`
+ * events and the end of each request's response (`close`: answered, or its socket gone) are the load. A
+ * request ending counts (C116): 200 slow uploads all arrive at once and end together a body timeout later
+ * (30 s by default), and the memory they held is freed only then; counting their arrivals alone, the
+ * collection ran while they were still coming and never after.
  */
 export function settleHeapWhenIdle(server: EventEmitter, options: HeapSettleOptions = {}): HeapSettle {
   const idleMs = options.idleMs ?? LIMITS.heap_settle_idle_seconds.value * 1000;
   const found: Collector = options.collect ? { ok: true, collect: options.collect } : fullCollector();
   if (!found.ok) return { settled: 0, stop() {} };
   const { collect } = found;
-  let requests = 0;
+  let moves = 0;
   let seen = 0;
   let loaded = false;
   let settled = 0;
-  const onRequest = () => {
-    requests++;
+  const onEnd = () => {
+    moves++;
+  };
+  const onRequest = (_req: unknown, res?: EventEmitter) => {
+    moves++;
+    res?.on('close', onEnd);
   };
   server.on('request', onRequest);
-  // Ticks every idleMs: a tick with requests since the last one marks a load; the first quiet tick after a
-  // load ends it. So the collection runs between idleMs and twice that after the last request.
+  // Ticks every idleMs: a tick with requests coming or ending since the last one marks a load; the first
+  // quiet tick after a load ends it. So the collection runs between idleMs and twice that after the last
+  // request came or ended.
   const timer = setInterval(() => {
-    if (requests !== seen) {
-      seen = requests;
+    if (moves !== seen) {
+      seen = moves;
       loaded = true;
       return;
     }

@@ -231,7 +231,7 @@ export const LIMITS = {
     heap_settle_idle_seconds: {
       value: 10,
       unit: 'seconds',
-      description: 'Once the server has had no request for this long (10 seconds) after a load, the bin runs one full garbage collection, so the JavaScript heap gives back what the load grew it to.',
+      description: 'Once the server has had no request arriving or ending for this long (10 seconds) after a load, the bin runs a full garbage collection and then trims the allocator (malloc_trim on glibc, C116), so the JavaScript heap and the native heaps give back what the load grew them to.',
       source: 'C110',
     },
     json_max_depth: {
