@@ -9,6 +9,7 @@ import { hasBody } from '../http/body.js';
 import { BodyBudget, registerBodyReader } from '../http/body-reader.js';
 import { registerConnectionGuard } from '../http/connection-guard.js';
 import type { ServerContext } from '../http/context.js';
+import { halfCloseAfterAnswer } from '../http/drain.js';
 import {
   clientErrorHandler,
   frameworkErrors,
@@ -41,6 +42,8 @@ declare module 'fastify' {
     operationId?: OperationId;
   }
 }
+
+const OVERSIZED_BODY_DRAIN_MS = LIMITS.oversized_body_drain_seconds.value * 1000;
 
 /** fastify's default keep-alive (Node's 5 s races clients that reuse a socket a little later). */
 const KEEP_ALIVE_MS = 72_000;
@@ -136,6 +139,9 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.addHook('onSend', (req, reply, payload, done) => {
     // A request during which the parser failed (C73): what follows on the socket is no request.
     if (ctx.closing || parserFailedDuring(req.raw)) reply.header('connection', 'close');
+    // C122: a 413 while the body is still coming is read by clients that only read once they have sent.
+    else if (reply.statusCode === 413 && !req.raw.complete && req.raw.socket)
+      halfCloseAfterAnswer(req.raw.socket, OVERSIZED_BODY_DRAIN_MS);
     // The error body of a refused events request, for its request log entry (C60).
     const g = req.gate;
     if (reply.statusCode !== 200 && g !== null && g.op === 'events/create')
