@@ -155,7 +155,7 @@ describe('events validate and hash', () => {
       bin,
       ['hash'],
       {},
-      `{"em":" Jane@Example.com "}\n{"event_id":"h-1","user_data":{"em":"jane@example.com","client_ip_address":"203.0.113.5"}}\n`,
+      `{"em":" Jane@Example.com "}\n{"event_id":"h-1","user_data":{"em":"jane@example.com","client_ip_address":"203.0.113.5"}}\n{"fn":" Zoë ","customer_type":"returning"}\n`,
     );
     expect(r.code).toBe(0);
     const digest = '8c87b489ce35cf2e2f39f80e282cb2e804932a56a213983eeeb428407d43b52d';
@@ -167,6 +167,11 @@ describe('events validate and hash', () => {
     ).toEqual([
       { em: [digest] },
       { event_id: 'h-1', user_data: { em: [digest], client_ip_address: '203.0.113.5' } },
+      // C119: a raw first name is hashed with ln's rule (sha256 of "zoë"); customer_type is kept as sent.
+      {
+        fn: ['2752b88686847fa5c86f47b94ce652b7b3f22a91c37617d451a4db9afa431450'],
+        customer_type: 'returning',
+      },
     ]);
   });
 });

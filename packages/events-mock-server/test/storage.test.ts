@@ -27,7 +27,8 @@ describe('C11 what is stored', () => {
       event_name: 'contact',
       user_data: {
         em: [sha256('a@example.com'), 'raw@example.com'],
-        fn: [sha256('jane')],
+        fn: [sha256('jane'), 'Jane'],
+        first_name: [sha256('jane')],
         client_ip_address: '203.0.113.5',
         client_user_agent:
           'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
@@ -47,10 +48,13 @@ describe('C11 what is stored', () => {
       dedup_status: 'unique',
     });
     expect(byId['acc-2'].usage).toEqual(usage('subscribe'));
-    // Dropped values (a raw email, the unknown fn key) are not stored (C4 warnings, C11 "as accepted").
+    // Dropped values (a raw email, a raw first name, the unknown first_name key) are not stored (C4 warnings,
+    // C11 "as accepted"); fn's digest is, a hashed field like ln (C119).
     expect(byId['acc-1'].event.user_data.em).toEqual([sha256('a@example.com')]);
-    expect(byId['acc-1'].event.user_data.fn).toBeUndefined();
+    expect(byId['acc-1'].event.user_data.fn).toEqual([sha256('jane')]);
+    expect(byId['acc-1'].event.user_data.first_name).toBeUndefined();
     expect(JSON.stringify(items)).not.toContain('raw@example.com');
+    expect(JSON.stringify(items)).not.toContain('Jane');
   });
 
   test('failed events are counted per account, event name and reason code, and not stored', async () => {

@@ -13,6 +13,7 @@ export {
 } from './lib/batch.js';
 export type { ValidationContext } from './lib/context.js';
 export { hashUserData, normalize, sha256Hex } from './lib/hash.js';
+export { readsAsContact } from './lib/json-type.js';
 export { type MatchQuality, type MatchQualityIdentifier, matchQuality } from './lib/match-quality.js';
 export {
   type EventProblems,
@@ -22,6 +23,13 @@ export {
   type Problem,
   received,
 } from './lib/problems.js';
-export { readsAsContact } from './lib/json-type.js';
-export { dropsValue, namedAsPersonal, personalDataPaths, type RedactRoot, refusedPaths, redactedText, redactJson } from './lib/redact.js';
+export {
+  dropsValue,
+  namedAsPersonal,
+  personalDataPaths,
+  type RedactRoot,
+  redactedText,
+  redactJson,
+  refusedPaths,
+} from './lib/redact.js';
 export type { RequestDetail, RequestFailure } from './lib/request.js';

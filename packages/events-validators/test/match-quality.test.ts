@@ -10,6 +10,7 @@ import { type Json, readPayload, validEvent } from './helpers.js';
 const IDENTIFIERS = [
   'em',
   'ph',
+  'fn',
   'ln',
   'db',
   'ge',
@@ -35,6 +36,7 @@ function identifiers(present: Record<string, boolean>) {
 }
 
 const SECONDARY = [
+  'user_data.fn',
   'user_data.ln',
   'user_data.db',
   'user_data.ge',
@@ -63,7 +65,8 @@ describe('matchQuality', () => {
     const e = validEvent();
     const digest = (e.user_data as Json).external_id;
     Object.assign(e, { opt_out: false, partner_name: 'direct' });
-    for (const k of ['ph', 'ln', 'db', 'ge', 'ct', 'st', 'zp', 'country']) (e.user_data as Json)[k] = digest;
+    for (const k of ['ph', 'fn', 'ln', 'db', 'ge', 'ct', 'st', 'zp', 'country'])
+      (e.user_data as Json)[k] = digest;
     Object.assign(e.custom_data as Json, {
       content_name: 'Trail shoe',
       content_category: 'Shoes',
@@ -74,6 +77,7 @@ describe('matchQuality', () => {
       identifiers: identifiers({
         em: true,
         ph: true,
+        fn: true,
         ln: true,
         db: true,
         ge: true,
@@ -92,7 +96,7 @@ describe('matchQuality', () => {
   });
 
   it('the base event: every field the seed recommends is listed, the score weighs them (C88)', () => {
-    // A web checkout: 27 fields of total weight 35 apply; it carries 20 of that weight.
+    // A web checkout: 28 fields of total weight 36 apply (fn among them, C119); it carries 20 of that weight.
     expect(matchQuality(validEvent())).toEqual({
       identifiers: identifiers({
         em: true,
@@ -108,7 +112,7 @@ describe('matchQuality', () => {
         'custom_data.content_brand',
         'custom_data.search_string',
       ],
-      score: 20 / 35,
+      score: 20 / 36,
     });
   });
 
@@ -135,7 +139,7 @@ describe('matchQuality', () => {
         'custom_data.order_id',
         'custom_data.search_string',
       ],
-      score: 14 / 35,
+      score: 14 / 36,
     });
   });
 
@@ -152,7 +156,7 @@ describe('matchQuality', () => {
     ).toEqual({
       identifiers: identifiers({ hashed_maids: false, client_user_agent: true }),
       missing_recommended: [...EVERY_EVENT],
-      score: 2 / 21,
+      score: 2 / 22,
     });
   });
 
@@ -167,11 +171,12 @@ describe('matchQuality', () => {
 
   it('integrator payloads: a bot-like User-Agent is not well formed; an iOS install lacks external_id', () => {
     // 01: the UA "chrome" has no product token (dropped by the validators), so it is present but not well
-    // formed; a web event without URL, external_id, click_id or IP.
+    // formed; a web event without URL, external_id, click_id or IP. Its fn counts (C119).
     expect(matchQuality(firstEvent('01-rudderstack-router-v5-batch-multiplexed.json'))).toEqual({
       identifiers: identifiers({
         em: true,
         ph: true,
+        fn: true,
         ln: true,
         ct: true,
         st: true,
@@ -190,7 +195,7 @@ describe('matchQuality', () => {
         'user_data.click_id',
         'user_data.client_ip_address',
       ],
-      score: 10 / 23,
+      score: 11 / 24,
     });
     expect(matchQuality(firstEvent('06-segment-latest-app-ios-app-install.json'))).toEqual({
       identifiers: identifiers({
@@ -200,7 +205,7 @@ describe('matchQuality', () => {
         client_user_agent: true,
       }),
       missing_recommended: ['user_data.ph', ...SECONDARY, 'user_data.external_id'],
-      score: 10 / 21,
+      score: 10 / 22,
     });
   });
 
@@ -210,7 +215,20 @@ describe('matchQuality', () => {
       fc.emailAddress(),
       fc.constantFrom('+1 (555) 010-2000', '1990-04-01', 'Female', 'New York', 'CA', '94107', 'US'),
     );
-    const hashed = ['em', 'ph', 'ln', 'db', 'ge', 'ct', 'st', 'zp', 'country', 'external_id', 'hashed_maids'];
+    const hashed = [
+      'em',
+      'ph',
+      'fn',
+      'ln',
+      'db',
+      'ge',
+      'ct',
+      'st',
+      'zp',
+      'country',
+      'external_id',
+      'hashed_maids',
+    ];
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(fc.constantFrom(...hashed), fc.array(value, { minLength: 1, maxLength: 3 })),
@@ -262,6 +280,6 @@ describe('the README example', () => {
       'custom_data.search_string',
       'custom_data.contents',
     ]);
-    expect(q.score).toBe(9 / 35);
+    expect(q.score).toBe(9 / 36);
   });
 });

@@ -3,9 +3,11 @@
  * computed by node:crypto as the oracle (the package itself hashes with Web Crypto).
  */
 import { NORMALIZATION } from '@org/events-types';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashUserData, normalize, sha256Hex } from '../src/index.js';
-import { sha256 } from './helpers.js';
+import { CONVERSION_EVENT_JSON_SCHEMA } from '../src/generated/json-schema.gen.js';
+import { hashUserData, normalize, sha256Hex, validateEvent } from '../src/index.js';
+import { type Json, NOW, sha256, validEvent } from './helpers.js';
 
 describe('normalize (C5), one table per kind', () => {
   const rows: [field: string, raw: string, expected: string | null][] = [
@@ -16,7 +18,11 @@ describe('normalize (C5), one table per kind', () => {
     ['ph', '+1 (555) 010-0100', '15550100100'],
     ['ph', '0044 20 7946 0958', '442079460958'],
     ['ph', 'n/a', null],
-    // ln (name): trim, lower, NFC, accents kept
+    // fn and ln (name, C119): trim, lower, NFC, accents kept
+    ['fn', '  Zoë ', 'zoë'],
+    ['fn', 'Jose\u0301', 'jos\u00e9'],
+    ['fn', 'ANNE-MARIE', 'anne-marie'],
+    ['fn', '  ', null],
     ['ln', '  González ', 'gonzález'],
     ['ln', 'Gonza\u0301lez', 'gonz\u00e1lez'],
     ['ln', 'MÜLLER', 'müller'],
@@ -80,10 +86,13 @@ describe('normalize (C5), one table per kind', () => {
     for (const f of Object.keys(NORMALIZATION.fields)) expect(covered).toContain(f);
     expect(normalize('partner_id', 'Ab C')).toBe('Ab C');
     expect(normalize('client_user_agent', 'Mozilla/5.0')).toBe('Mozilla/5.0');
+    expect(normalize('customer_type', 'returning')).toBe('returning');
   });
 
-  it('refuses a name that is not a user_data field (fn, seed 2.4)', () => {
-    expect(() => normalize('fn', 'Jane')).toThrow(/fn is not a user_data field; known fields: em, ph/);
+  it('refuses a name that is not a user_data field, naming every field', () => {
+    expect(() => normalize('first_name', 'Jane')).toThrow(
+      /^first_name is not a user_data field; known fields: em, ph, fn, ln, .*, partner_id, customer_type$/,
+    );
   });
 });
 
@@ -103,6 +112,7 @@ describe('hashUserData (C5)', () => {
     const out = await hashUserData({
       em: ['  Jane.Doe@Example.COM ', digest.toUpperCase()],
       ph: '+1 (555) 010-0100',
+      fn: ' Zoë ',
       ln: 'González',
       ct: 'Miami Beach',
       st: 'California',
@@ -116,10 +126,12 @@ describe('hashUserData (C5)', () => {
       client_user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0',
       click_id: 'dj0yJnU9',
       partner_id: undefined,
+      customer_type: 'returning',
     });
     expect(out).toEqual({
       em: [sha256('jane.doe@example.com'), digest],
       ph: [sha256('15550100100')],
+      fn: [sha256('zoë')],
       ln: [sha256('gonzález')],
       ct: [sha256('miamibeach')],
       st: [sha256('ca')],
@@ -132,6 +144,7 @@ describe('hashUserData (C5)', () => {
       client_ip_address: '198.51.100.10',
       client_user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0',
       click_id: 'dj0yJnU9',
+      customer_type: 'returning',
     });
   });
 
@@ -172,9 +185,84 @@ describe('hashUserData (C5)', () => {
   });
 
   it('refuses an unknown field and an unhashed field given as an array', async () => {
-    await expect(hashUserData({ fn: 'Jane' })).rejects.toThrow(TypeError);
+    await expect(hashUserData({ first_name: 'Jane' })).rejects.toThrow(TypeError);
     await expect(hashUserData({ client_ip_address: ['1.2.3.4'] })).rejects.toThrow(
       'client_ip_address is sent as is: give one string, not an array',
     );
+  });
+});
+
+describe('fn and every other field of user_data (C119)', () => {
+  const ctx = { now: NOW, currency: 'USD' };
+  it("property: a raw first name is hashed with ln's rule (trim, lower-case, NFC), and the result is kept", async () => {
+    const name = fc.oneof(
+      fc.string({ maxLength: 24 }),
+      fc.string({ unit: fc.constantFrom(..."aAeEzZ \t-'ÀéÉëñÑøßİ\u0301\u0308"), maxLength: 24 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(name, async (raw) => {
+        const out = await hashUserData({ fn: raw, ln: raw });
+        expect(out.fn).toEqual(out.ln);
+        const t = raw.trim();
+        const n = /^[0-9a-f]{64}$/i.test(t) ? t.toLowerCase() : t.toLowerCase().normalize('NFC');
+        if (n === '') {
+          expect(out).toEqual({});
+          return;
+        }
+        expect(out.fn).toEqual([/^[0-9a-f]{64}$/i.test(t) ? n : sha256(n)]);
+        const v = validateEvent(
+          { ...validEvent(), user_data: { ...(validEvent().user_data as Json), fn: out.fn } },
+          ctx,
+        );
+        expect([v.status, v.warnings]).toEqual(['processed', []]);
+        expect((v.accepted?.user_data as Json | undefined)?.fn).toEqual(out.fn);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hashUserData takes every user_data field of the spec (its JSON Schema), none refused', async () => {
+    const defs = CONVERSION_EVENT_JSON_SCHEMA.definitions as Record<string, Json>;
+    const props = (defs.UserData as { properties: Record<string, Json> }).properties;
+    const customerTypes = (defs.CustomerType as { enum: string[] }).enum;
+    // A raw value for each hashed field kind (C5); a kind the spec adds needs one here, or the test fails.
+    const raw: Record<string, string> = {
+      email: 'Jane@Example.com',
+      phone: '+1 (555) 010-0100',
+      name: 'Zoë',
+      date: '1996-02-01',
+      gender: 'female',
+      city: 'Miami Beach',
+      state: 'California',
+      zip: '33139',
+      country: 'United States',
+      external_id: 'cust-1',
+      maid: '6D92078A-8246-4BA4-AE5B-76104861E7DC',
+    };
+    const plain: Record<string, string> = {
+      click_id: 'dj0yJnU9aEtxZ0xRbGZuVDJ3',
+      client_ip_address: '198.51.100.10',
+      client_user_agent: (validEvent().user_data as Json).client_user_agent as string,
+      partner_id: 'partner-1',
+      customer_type: customerTypes[0]!,
+    };
+    const kinds = NORMALIZATION.fields as Record<string, string>;
+    for (const field of Object.keys(props)) {
+      const kind = kinds[field];
+      const value = kind === undefined ? plain[field] : raw[kind];
+      expect(value, `a sample for ${field}${kind ? ` (kind ${kind})` : ''}`).toBeDefined();
+      const user_data = await hashUserData({ em: 'buyer@example.com', [field]: value });
+      const v = validateEvent(
+        { ...validEvent(), user_data: { ...(validEvent().user_data as Json), ...user_data } },
+        ctx,
+      );
+      expect([field, v.status, v.warnings]).toEqual([field, 'processed', []]);
+      expect(Object.keys((v.accepted?.user_data as Json) ?? {})).toContain(field);
+    }
+    // Null, where the field may be null, is sent as is; a hashed field's null is left out like undefined.
+    expect(await hashUserData({ customer_type: null, click_id: null, fn: null })).toEqual({
+      customer_type: null,
+      click_id: null,
+    });
   });
 });

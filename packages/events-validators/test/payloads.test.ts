@@ -23,7 +23,6 @@ function shifted(file: string): Json {
 }
 
 // Messages that recur across files.
-const FN = 'user_data.fn is not a known field and was dropped.';
 const UA_DROPPED = (reason: string) =>
   `user_data.client_user_agent was dropped: ${reason}. Send the full User-Agent header of the browser.`;
 const CHROME = UA_DROPPED('it has no product/version token such as Mozilla/5.0');
@@ -71,16 +70,16 @@ const failed = (errors: string[], warnings: string[]): Expected => ({ status: 'f
 /** file -> expected per event, in order. Comments give the README's row for the file. */
 const EXPECTED: Record<string, Expected[]> = {
   // 01: web batch of 4 sharing one event_id under four names (no duplicate: the key includes event_name, C6);
-  // fn is not a field (seed 2.4, dropped), UA "chrome" has no product token (dropped); no event_source_url,
+  // fn, a digest, is kept (C119); UA "chrome" has no product token (dropped); no event_source_url,
   // no IP; the 4th is "custom", Pinterest's generic name (C20), processed; opt_out_type "LDP" is accepted.
   '01-rudderstack-router-v5-batch-multiplexed.json': [
-    ...Array.from({ length: 3 }, () => ok(FN, CHROME)),
+    ...Array.from({ length: 3 }, () => ok(CHROME)),
     // C20: `custom` is Pinterest's generic custom event name, processed like the others.
-    ok(FN, CHROME),
+    ok(CHROME),
   ],
   // 02: "custom event" (space, not a name; `custom` is near, C20); value "[27.5,123]" is not a decimal.
   '02-rudderstack-v5-unmapped-event-name-array-value.json': [
-    failed([VALUE_TYPE('"[27.5,123]"'), INVALID_NAME('custom event', 'custom')], [FN, CHROME]),
+    failed([VALUE_TYPE('"[27.5,123]"'), INVALID_NAME('custom event', 'custom')], [CHROME]),
   ],
   // 03: Googlebot UA (seed: no bots) is dropped, which leaves only the IP: no usable identifier (C4);
   // language "en-US" is dropped with "en" suggested.
@@ -91,19 +90,19 @@ const EXPECTED: Record<string, Expected[]> = {
     ),
   ],
   // 05: value "undefined"; value without currency (the account's USD is named, C4); IP and UA swapped
-  // (both dropped, each message says so); fn dropped. db/phone normalization mistakes cannot be seen in a hash.
+  // (both dropped, each message says so); fn kept (C119). db/phone normalization mistakes cannot be seen in a hash.
   '05-segment-legacy-signup-value-undefined-string.json': [
-    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA]),
   ],
   // 06: a clean app_ios app_install (opt_out true from Segment's default is a valid boolean).
   '06-segment-latest-app-ios-app-install.json': [ok()],
-  // 07: "https: //www..." (space) is not an absolute URL (C4) and fails the event; fn dropped.
+  // 07: "https: //www..." (space) is not an absolute URL (C4) and fails the event; its fn is a field (C119).
   '07-pinterest-openapi-example-app-ios-full.json': [
     failed(
       [
         'event_source_url must be an absolute http or https URL; received "https: //www.my-clothing-shop.org/".',
       ],
-      [FN],
+      [],
     ),
   ],
   // 08: em hashed without lower-casing is still a digest (C5: the service checks shape, not normalization).
@@ -113,12 +112,11 @@ const EXPECTED: Record<string, Expected[]> = {
     failed(['custom_data.category_name is not a known field; remove it.'], []),
   ],
   // 10: a GA4 purchase mapped to checkout; phone/external_id normalization cannot be seen in a hash.
-  '10-stape-sgtm-ga4-purchase-web.json': [ok(FN)],
+  '10-stape-sgtm-ga4-purchase-web.json': [ok()],
   // 11: emoji and quotes in contents are fine (UTF-8); the user agent "Mozilla/5.0 (Macintosh)" names one system
   // detail where seed 2.4 asks for two (C22): dropped with a warning, the event keeps its e-mail.
   '11-posthog-product-viewed-web-unicode-contents.json': [
     ok(
-      FN,
       UA_DROPPED(
         'it names 1 system detail(s); a user agent names at least 2 in parentheses, such as (Windows NT 10.0; Win64)',
       ),
@@ -134,7 +132,6 @@ const EXPECTED: Record<string, Expected[]> = {
         'custom_data.contents[1].price is not a known field; remove it. Did you mean item_price?',
       ],
       [
-        FN,
         UA_DROPPED('it has no product/version token such as Mozilla/5.0'),
         HASH_DROPPED('user_data.hashed_maids[0]'),
         HASH_DROPPED('user_data.hashed_maids[1]'),
@@ -147,24 +144,27 @@ const EXPECTED: Record<string, Expected[]> = {
   '13-walkeros-checkout-seconds-divided-by-1000-empty-user-data.json': [
     failed([TOO_OLD_1700001, NEEDS_IDENTIFIER, `${VALUE_TYPE('249.99')} Send "249.99".`], []),
   ],
-  // 14: every hashed field a scalar (never echoed, C4); three unknown custom_data keys; value 0 as a number
-  // (zero itself is fine on a page_visit, C86). Ten errors, all shown (C3).
+  // 14: every hashed field a scalar (never echoed, C4), fn among them now that it is a field (C119); three
+  // unknown custom_data keys; value 0 as a number, whose zero on a page_visit is named in a warning (C120).
+  // Eleven errors: ten shown, then "and 1 more" (C3).
   '14-edgee-page-visit-scalar-hashes-extra-custom-keys.json': [
     failed(
       [
-        ...['em', 'ph', 'ln', 'ct', 'country', 'external_id'].map(SCALAR_HASH),
+        ...['em', 'ph', 'fn', 'ln', 'ct', 'country', 'external_id'].map(SCALAR_HASH),
         'custom_data.page_name is not a known field; remove it.',
         'custom_data.page_title is not a known field; remove it.',
         'custom_data.page_category is not a known field; remove it.',
         `${VALUE_TYPE('0')} Send "0".`,
       ],
-      [FN],
+      [
+        'custom_data.value should not be zero; received "0" on a page_visit event. Leave custom_data.value out when the event has no monetary value.',
+      ],
     ),
   ],
   // 15: offline checkout; ZIP+4 and accent handling are normalization mistakes a hash cannot show.
-  '15-activepieces-offline-checkout-store-sale.json': [ok(FN)],
+  '15-activepieces-offline-checkout-store-sale.json': [ok()],
   // 16: app_android add_to_cart; language "en-US" from the locale is dropped.
-  '16-rudderstack-v5-app-android-add-to-cart.json': [ok(LANGUAGE_EN_US, FN)],
+  '16-rudderstack-v5-app-android-add-to-cart.json': [ok(LANGUAGE_EN_US)],
   // 17: one documented mistake per event (README table "17-mistakes-mixed-batch.json, event by event").
   '17-mistakes-mixed-batch.json': [
     // mix-0: control.
@@ -198,56 +198,51 @@ const EXPECTED: Record<string, Expected[]> = {
 
   // 19-33: real senders' bodies as their own tests and snapshots produce them (README rows 19-33).
   // 19: RudderStack v5 processor Tests 21 and 22 (one event each, the same messageId: C6 makes the second a
-  // duplicate only because the two tests' bodies share this file); fn and user agent "chrome" as in file 01.
-  '19-rudderstack-v5-processor-custom-events-multi-value-arrays.json': [
-    ok(FN, CHROME),
-    ok(FN, CHROME, DUPLICATE(0)),
-  ],
+  // duplicate only because the two tests' bodies share this file); user agent "chrome" as in file 01.
+  '19-rudderstack-v5-processor-custom-events-multi-value-arrays.json': [ok(CHROME), ok(CHROME, DUPLICATE(0))],
   // 20: RudderStack router Test 0 (v3), events 3-6 (0-2 are file 01's); "WatchVideo", the eventsMapping target
   // in Tag style, is not a name (watch_video suggested), and its contents have no ids.
   '20-rudderstack-router-v3-batch-search-signup-watchvideo.json': [
-    ok(FN, CHROME),
-    ok(FN, CHROME),
-    ok(FN, CHROME),
+    ok(CHROME),
+    ok(CHROME),
+    ok(CHROME),
     failed(
       [INVALID_NAME('WatchVideo', 'watch_video')],
-      [FN, CHROME, NO_CONTENT(0, '507f1f77bcf86cd799439011'), NO_CONTENT(1, '505bd76785ebb509fc183733')],
+      [CHROME, NO_CONTENT(0, '507f1f77bcf86cd799439011'), NO_CONTENT(1, '505bd76785ebb509fc183733')],
     ),
   ],
   // 21: RudderStack processor v3 web tests, one event each (all share one messageId: the duplicates are of this
   // grouping); partner_name "testPartner" is not ss-<company> (dropped); Test 19 "custom event" as in file 02.
   '21-rudderstack-v3-processor-web-events.json': [
-    ok(PARTNER_NAME('testPartner'), CHROME, FN),
-    ok(FN, CHROME),
-    ok(FN, CHROME, DUPLICATE(0)),
-    ok(FN, CHROME),
-    ok(FN, CHROME),
-    ok(FN, CHROME),
-    ok(FN, CHROME, DUPLICATE(3)),
-    ok(FN, CHROME, DUPLICATE(3)),
-    failed([INVALID_NAME('custom event', 'custom')], [CHROME, FN]),
-    ok(PARTNER_NAME('testPartner'), CHROME, FN, DUPLICATE(0)),
+    ok(PARTNER_NAME('testPartner'), CHROME),
+    ok(CHROME),
+    ok(CHROME, DUPLICATE(0)),
+    ok(CHROME),
+    ok(CHROME),
+    ok(CHROME),
+    ok(CHROME, DUPLICATE(3)),
+    ok(CHROME, DUPLICATE(3)),
+    failed([INVALID_NAME('custom event', 'custom')], [CHROME]),
+    ok(PARTNER_NAME('testPartner'), CHROME, DUPLICATE(0)),
   ],
   // 22: RudderStack processor v3 Tests 12-15 (adTrackingEnabled): 13 has no e-mail and UA "chrome", so no
   // identifier is left; 14 and 15 send placeholders ("Hashed phone", ...) as hashes, all dropped (C4).
   '22-rudderstack-v3-processor-ad-tracking-view-category.json': [
-    ok(FN, CHROME),
-    failed([`${NEEDS_IDENTIFIER} Dropped: user_data.client_user_agent.`], [FN, CHROME]),
+    ok(CHROME),
+    failed([`${NEEDS_IDENTIFIER} Dropped: user_data.client_user_agent.`], [CHROME]),
     failed(
       [`${NEEDS_IDENTIFIER} Dropped: user_data.hashed_maids[0], user_data.client_user_agent.`],
       [
-        ...['ph', 'db', 'ln'].map((f) => HASH_DROPPED(`user_data.${f}[0]`)),
-        FN,
-        ...['ct', 'st', 'zp', 'country', 'hashed_maids', 'ge'].map((f) => HASH_DROPPED(`user_data.${f}[0]`)),
+        ...['ph', 'db', 'ln', 'fn', 'ct', 'st', 'zp', 'country', 'hashed_maids', 'ge'].map((f) =>
+          HASH_DROPPED(`user_data.${f}[0]`),
+        ),
         CHROME,
       ],
     ),
     failed(
       [`${NEEDS_IDENTIFIER} Dropped: user_data.hashed_maids[0], user_data.client_user_agent.`],
       [
-        ...['ph', 'db', 'ln'].flatMap((f) => [0, 1].map((i) => HASH_DROPPED(`user_data.${f}[${i}]`))),
-        FN,
-        ...['ct', 'st', 'zp', 'country'].flatMap((f) =>
+        ...['ph', 'db', 'ln', 'fn', 'ct', 'st', 'zp', 'country'].flatMap((f) =>
           [0, 1].map((i) => HASH_DROPPED(`user_data.${f}[${i}]`)),
         ),
         HASH_DROPPED('user_data.hashed_maids[0]'),
@@ -257,22 +252,23 @@ const EXPECTED: Record<string, Expected[]> = {
       ],
     ),
   ],
-  // 23-27: Segment's snapshot through its history: IP and user agent swapped and fn in every one (file 05).
+  // 23-27: Segment's snapshot through its history: IP and user agent swapped in every one (file 05); their fn
+  // is kept (C119).
   '23-segment-snapshot-2023-04-checkout-signup-empty-custom-data.json': [
-    ok(SWAPPED_IP, SWAPPED_UA, FN),
-    ok(SWAPPED_IP, SWAPPED_UA, FN),
+    ok(SWAPPED_IP, SWAPPED_UA),
+    ok(SWAPPED_IP, SWAPPED_UA),
   ],
   '24-segment-snapshot-2023-07-checkout-value-undefined-string.json': [
-    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA]),
   ],
   '25-segment-snapshot-2023-10-checkout-value-string-num-items-integer.json': [
-    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN),
+    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA),
   ],
   '26-segment-snapshot-2024-06-checkout-signup-click-id-partner-id.json': [
-    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN),
-    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA, FN]),
+    ok(CURRENCY_USD, SWAPPED_IP, SWAPPED_UA),
+    failed([VALUE_TYPE('"undefined"')], [CURRENCY_USD, SWAPPED_IP, SWAPPED_UA]),
   ],
-  '27-segment-snapshot-2025-06-signup-empty-custom-data.json': [ok(SWAPPED_IP, SWAPPED_UA, FN)],
+  '27-segment-snapshot-2025-06-signup-empty-custom-data.json': [ok(SWAPPED_IP, SWAPPED_UA)],
   // 28: walkerOS's other step examples: 1970 times (file 13) and, but for signup, an empty user_data.
   '28-walkeros-step-examples-add-to-cart-page-visit-search-signup.json': [
     ...Array.from({ length: 3 }, () => failed([TOO_OLD_1700001, NEEDS_IDENTIFIER], [])),
@@ -314,7 +310,7 @@ const EXPECTED: Record<string, Expected[]> = {
     failed(
       [
         'action_source must be one of "web", "app_ios", "app_android", "offline"; received "brie".',
-        ...['em', 'hashed_maids', 'ph', 'ge', 'ln', 'ct', 'st', 'zp', 'country', 'external_id'].map(
+        ...['em', 'hashed_maids', 'ph', 'ge', 'ln', 'fn', 'ct', 'st', 'zp', 'country', 'external_id'].map(
           SCALAR_HASH,
         ),
         'custom_data.opt_out_type must be one of "ldp"; received "marketing".',
@@ -322,7 +318,6 @@ const EXPECTED: Record<string, Expected[]> = {
       [
         PARTNER_NAME('Me'),
         'user_data.bd is not a known field and was dropped.',
-        FN,
         "custom_data.np was dropped: it is sent only by a partner, equal to the partner's partner_name (ss-<company>), and partner_name was dropped too (its own warning says why). Leave it out unless Pinterest agreed it with you.",
       ],
     ),
@@ -330,12 +325,12 @@ const EXPECTED: Record<string, Expected[]> = {
   // 33: Segment's current unit tests run through its own code (one body per test, grouped: the tests share
   // event_ids, hence the duplicates). User agent "5.5.5.5"; IP and user agent swapped where the test maps them so.
   '33-segment-unit-tests-latest-and-legacy-fifteen-bodies.json': [
-    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD),
-    ok(FN, SWAPPED_IP, SWAPPED_UA),
-    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_IP, SWAPPED_UA, CURRENCY_USD),
+    ok(SWAPPED_IP, SWAPPED_UA),
+    ok(SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
     ok(SWAPPED_UA, LOW_MATCH_WEB, DUPLICATE(0)),
-    ok(FN, SWAPPED_IP, SWAPPED_UA, DUPLICATE(0)),
-    ok(FN, SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
+    ok(SWAPPED_IP, SWAPPED_UA, DUPLICATE(0)),
+    ok(SWAPPED_IP, SWAPPED_UA, CURRENCY_USD, DUPLICATE(0)),
     ok(SWAPPED_UA),
     ok(SWAPPED_UA, DUPLICATE(6)),
     ok(SWAPPED_UA, DUPLICATE(6)),
@@ -419,7 +414,10 @@ describe('integrator payloads (fixtures/integrator-payloads)', () => {
     const r01 = validateBatch(shifted('01-rudderstack-router-v5-batch-multiplexed.json'), ctx);
     if (!r01.ok) throw new Error('refused');
     const u = r01.accepted[0]!.user_data as Json;
-    expect(u).not.toHaveProperty('fn');
+    // fn is a hashed field (C119): its digest is kept as sent.
+    const sent = (readPayload('01-rudderstack-router-v5-batch-multiplexed.json').data as Json[])[0]!;
+    expect(u.fn).toEqual((sent.user_data as Json).fn);
+    expect(u.fn).toHaveLength(1);
     expect(u).not.toHaveProperty('client_user_agent');
     expect((r01.accepted[0]!.custom_data as Json).opt_out_type).toBe('ldp');
     const r18 = validateBatch(shifted('18-lead-ldp-opt-out-california.json'), ctx);

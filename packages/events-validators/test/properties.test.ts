@@ -204,8 +204,12 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     set('user_data.ph', [sha256('1').slice(1)]),
     set('user_data.client_ip_address', '0.0.0.0'),
     set('user_data.client_user_agent', 'Other'),
-    set('user_data.fn', ['x']),
+    set('user_data.first_name', ['x']),
+    set('user_data.fn', ['Jane']),
     set('custom_data.value', 42),
+    // A zero fails a purchase event and warns on any other (C120): never silent.
+    set('custom_data.value', '0'),
+    set('custom_data.value', '0.00'),
     set('custom_data.value', '-1'),
     set('custom_data.value', 'abc'),
     set('custom_data.value', '100000000.5'),

@@ -1021,10 +1021,65 @@ describe('decimal-string (C4)', () => {
       },
     ],
     [
-      'value "0" on a lead: accepted and stored as sent, no warning (C86, Segment\'s Generate Lead)',
+      'value "0" on a lead: processed, with a warning that names it (C120; Segment\'s Generate Lead sends it)',
       (e) => {
         e.event_name = 'lead';
         cd(e).value = '0';
+      },
+      {
+        warnings: [
+          [
+            'zero_value_kept',
+            'custom_data.value',
+            'custom_data.value should not be zero; received "0" on a lead event. Leave custom_data.value out when the event has no monetary value.',
+          ],
+        ],
+      },
+    ],
+    [
+      'value "0.00" on a page_visit and on a custom event: the same warning, naming the event (C120)',
+      (e) => {
+        e.event_name = 'page_visit';
+        cd(e).value = '0.00';
+      },
+      {
+        warnings: [
+          [
+            'zero_value_kept',
+            'custom_data.value',
+            'custom_data.value should not be zero; received "0.00" on a page_visit event. Leave custom_data.value out when the event has no monetary value.',
+          ],
+        ],
+      },
+    ],
+    [
+      'value 0 as a number on a signup: fails on its type, and the zero is named too (C4, C120)',
+      (e) => {
+        e.event_name = 'signup';
+        cd(e).value = 0;
+      },
+      {
+        errors: [
+          [
+            'invalid_type',
+            'custom_data.value',
+            'custom_data.value must be a string holding a decimal number greater than 0, such as "42.00"; received 0. Send "0".',
+          ],
+        ],
+        warnings: [
+          [
+            'zero_value_kept',
+            'custom_data.value',
+            'custom_data.value should not be zero; received "0" on a signup event. Leave custom_data.value out when the event has no monetary value.',
+          ],
+        ],
+      },
+    ],
+    [
+      'value "0.01" on a lead: no warning (only a zero is named, C120)',
+      (e) => {
+        e.event_name = 'lead';
+        cd(e).value = '0.01';
       },
       {},
     ],
@@ -1171,13 +1226,39 @@ describe('unknown-keys (C4)', () => {
       },
     ],
     [
-      'fn in user_data: dropped with a warning (seed 2.4: not a field)',
+      'a hashed fn in user_data: a field like ln, processed with no warning (C119)',
       (e) => {
         ud(e).fn = [sha256('jane')];
       },
+      {},
+    ],
+    [
+      'a raw fn: dropped like a raw ln, never quoted (C119, C21)',
+      (e) => {
+        ud(e).fn = ['Jane'];
+      },
       {
         warnings: [
-          ['unknown_field_dropped', 'user_data.fn', 'user_data.fn is not a known field and was dropped.'],
+          [
+            'hash_dropped',
+            'user_data.fn[0]',
+            'user_data.fn[0] is not a SHA-256 hex digest (64 hex characters) and was dropped; hash the normalized value before sending.',
+          ],
+        ],
+      },
+    ],
+    [
+      'an unknown key in user_data (first_name): dropped with a warning (C4)',
+      (e) => {
+        ud(e).first_name = [sha256('jane')];
+      },
+      {
+        warnings: [
+          [
+            'unknown_field_dropped',
+            'user_data.first_name',
+            'user_data.first_name is not a known field and was dropped.',
+          ],
         ],
       },
     ],
@@ -1198,12 +1279,13 @@ describe('unknown-keys (C4)', () => {
     ],
   ]);
 
-  it('drops the unknown user_data key from the accepted copy', () => {
+  it('drops the unknown user_data key from the accepted copy, and keeps a hashed fn (C119)', () => {
     const e = validEvent();
+    ud(e).first_name = [sha256('jane')];
     ud(e).fn = [sha256('jane')];
     const r = validateEvent(e, ctx);
-    expect(r.accepted?.user_data).toEqual({ ...ud(validEvent()) });
-    expect(ud(e)).toHaveProperty('fn');
+    expect(r.accepted?.user_data).toEqual({ ...ud(validEvent()), fn: [sha256('jane')] });
+    expect(ud(e)).toHaveProperty('first_name');
   });
 });
 

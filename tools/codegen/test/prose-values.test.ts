@@ -85,9 +85,11 @@ describe('templates', () => {
       'Window in which (ad account, event_name, event_id) deduplicates (48 hours).',
     );
     expect(ir.differences[1]?.topic).toBe('Events older than 7 days');
-    expect(ir.differences[22]?.service).toContain(
+    const difference = (topic: string) => ir.differences.find((d) => d.topic === topic)?.service;
+    expect(difference('String length caps')).toContain(
       '(identifiers 256, free text 1,024, URLs 8,192 characters)',
     );
+    expect(difference('Hashes in one `user_data` field')).toMatch(/^At most 100 hashes in one field;/);
     const schemas = (ir.openapi.components as Obj).schemas as Obj;
     expect((schemas.ConversionEventsRequest!.properties as Obj).data!.description).toBe(
       'The events, 1 to 1000 (C2). Each is checked on its own.',

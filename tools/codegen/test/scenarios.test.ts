@@ -163,6 +163,16 @@ const SCENARIOS: Scenario[] = [
     adds: ['86400', 'deduplicates (1 day)', 'within 1 day, of any action source'],
   },
   {
+    // C120: `elsewhere: accepted` keeps a zero outside the group silent (C86's rule); the warning's call goes.
+    name: 'x-rules-positive-for-events-elsewhere',
+    edit: (s) =>
+      openapi(s, (d) => {
+        const rules = schemaOf(d, 'ConversionEvent')['x-rules'] as Record<string, unknown>[];
+        rules.find((r) => r.kind === 'positive-for-events')!.elsewhere = 'accepted';
+      }),
+    adds: ['zero is accepted on other events'],
+  },
+  {
     name: 'event-names-group',
     edit: (s) =>
       data(s, 'event-names.yaml', (d) => (d.groups as Record<string, string[]>).purchase!.push('lead')),

@@ -270,6 +270,12 @@ export const LIMITS = {
       description: 'Most problems joined into one error_message or warning_message.',
       source: 'C3',
     },
+    oversized_body_drain_seconds: {
+      value: 10,
+      unit: 'seconds',
+      description: 'After a 413 answered while the client is still sending its body, how long (10 seconds) the rest is read and discarded, the answer already sent and the connection half-closed, so that clients which read only once they have sent everything (Node fetch, undici) read the 413 rather than a reset; then the connection is closed.',
+      source: 'C122',
+    },
     received_value_max_chars: {
       value: 60,
       unit: 'characters',

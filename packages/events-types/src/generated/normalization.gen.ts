@@ -4,6 +4,7 @@ export const NORMALIZATION = {
     fields: {
       em: 'email',
       ph: 'phone',
+      fn: 'name',
       ln: 'name',
       db: 'date',
       ge: 'gender',

@@ -957,7 +957,7 @@ export const OPERATIONS = [
       method: 'post',
       path: '/v5/ad_accounts/{ad_account_id}/advertiser_defined_events',
       summary: 'Create advertiser defined events',
-      description: 'Registers custom event names mapped to standard events (C10, C92). Each name is processed on its own; the answer says `success` or `failure` with the reason, in request order.',
+      description: 'Registers custom event names mapped to standard events (C10, C92). Each name is processed on its own; the answer says `success` or `failure` with the reason, in request order, and is a 200 whenever the body has the shape, even when every name failed. A name that breaks C10\'s rules (pattern, length, a standard name, taken, over the cap) fails alone; a body of the wrong shape (a name that is no string, a mapping type outside the list, an unknown key) is a 400.',
       tag: 'custom_event_types',
       parameters: [
         {
@@ -1026,7 +1026,7 @@ export const OPERATIONS = [
           name: 'event_names',
           in: 'query',
           required: true,
-          description: 'The names to delete, each given as its own `event_names` (or comma-separated, as some clients send arrays).',
+          description: 'The names to delete, required as in Pinterest\'s SDKs, each given as its own `event_names` or comma-separated (`event_names=a,b`, as the SDKs that send arrays as CSV do); a name that does not exist is a `failure` of its own.',
           type: { kind: 'array', items: { kind: 'primitive', name: 'string' } },
         },
       ],
@@ -1108,7 +1108,7 @@ export const OPERATIONS = [
       method: 'patch',
       path: '/v5/ad_accounts/{ad_account_id}/advertiser_defined_events',
       summary: 'Update advertiser defined events',
-      description: 'Changes the standard event an existing name is mapped to (C92); a name that does not exist is a `failure`.',
+      description: 'Changes the standard event an existing name is mapped to (C92); a name that does not exist, or breaks C10\'s rules, is a `failure` of its own, the others are changed.',
       tag: 'custom_event_types',
       parameters: [
         {
@@ -1226,10 +1226,10 @@ export const OPERATIONS = [
           name: 'request_id',
           in: 'path',
           required: true,
-          description: 'Unique identifier of the conversion deletion request (C91).',
+          description: 'Unique identifier of the conversion deletion request, digits only as Pinterest\'s (C91, C121).',
           type: { kind: 'primitive', name: 'string' },
-          pattern: '^[0-9a-f-]{36}$',
-          maxLength: 36,
+          pattern: '^\\d+$',
+          maxLength: 18,
         },
       ],
       responses: [
@@ -1285,10 +1285,10 @@ export const OPERATIONS = [
           name: 'request_id',
           in: 'path',
           required: true,
-          description: 'Unique identifier of the conversion deletion request (C91).',
+          description: 'Unique identifier of the conversion deletion request, digits only as Pinterest\'s (C91, C121).',
           type: { kind: 'primitive', name: 'string' },
-          pattern: '^[0-9a-f-]{36}$',
-          maxLength: 36,
+          pattern: '^\\d+$',
+          maxLength: 18,
         },
       ],
       responses: [

@@ -253,15 +253,22 @@ export const PROBLEM_CODES = {
       kind: 'unknown-keys',
       template: '{path} is not a known field and was dropped.[[ Did you mean {suggestion}?]]',
       params: ['path', 'suggestion'],
-      description: 'An unknown key in user_data, such as fn, is dropped (C4, seed 2.4).',
+      description: 'An unknown key in user_data, such as bd for db, is dropped (C4).',
       drops: true,
+    },
+    zero_value_kept: {
+      severity: 'warning',
+      kind: 'positive-for-events',
+      template: '{path} should not be zero; received {received} on a {event} event. Leave {path} out when the event has no monetary value.',
+      params: ['event', 'path', 'received'],
+      description: 'custom_data.value is zero on an event outside the purchase group, such as a lead, page_visit or signup; the event is processed and the value kept as sent (C120, seed 2.5).',
     },
     zero_value_on_event: {
       severity: 'failed',
       kind: 'positive-for-events',
       template: '{path} must be greater than 0 on a {event} event; received {received}.',
       params: ['event', 'path', 'received'],
-      description: 'custom_data.value is zero on a purchase event; zero is accepted on other events, such as a lead (C86).',
+      description: 'custom_data.value is zero on a purchase event; a zero on other events, such as a lead, only warns (C86, C120).',
     },
   } as const;
 /** A stable per-event problem code. */

@@ -65,7 +65,7 @@ export interface AdvertiserDefinedEvent {
 /** One name to create or update (C92). */
 export interface AdvertiserDefinedEventInput {
   /**
-   * The custom name; letters, digits and underscore, at most 100 characters, unique case-insensitively.
+   * The custom name; letters, digits and underscore, at most 100 characters, unique case-insensitively. A name that breaks this rule fails alone, answered `failure` with the reason (C92).
    *
    * Bounds: at least 1 characters, at most 100 (limit `custom_event_name_max_length`) characters.
    * Matches `^[A-Za-z0-9_]+$`.
@@ -218,15 +218,21 @@ export interface ContentItem {
   quantity?: number;
 }
 
-/** A conversion deletion request as Pinterest answers it (C91). */
+/** A conversion deletion request as Pinterest answers it (C91, C121). */
 export interface ConversionDeletionRequest {
+  /**
+   * Unique identifier of the request, digits only, never given twice, also across restarts and instances sharing a store (C121).
+   *
+   * Bounds: at most 18 characters.
+   * Matches `^\d+$`.
+   */
   request_id: string;
   /** One of `PENDING`, `SUBMITTED`. */
   status: ConversionDeletionRequestStatus;
-  /** When the request was created, ISO 8601. */
+  /** The day the request was created, `yyyy-MM-dd` in UTC (an OpenAPI `date`, as Pinterest's). */
   created_time: string;
-  /** When the request was processed, ISO 8601. */
-  processed_time?: string;
+  /** The day the request was processed, `yyyy-MM-dd` in UTC; null until it is processed. */
+  processed_time: string | null;
 }
 
 /** A conversion deletion request (C91). */
@@ -433,7 +439,7 @@ export interface CustomData {
    */
   currency?: string | null;
   /**
-   * Total monetary value, pre-tax and pre-shipping, as a decimal string; not negative (greater than 0 on purchase events, C86) and not unusually high.
+   * Total monetary value, pre-tax and pre-shipping, as a decimal string; not negative (greater than 0 on purchase events, C86; a zero on another event is processed with a warning, C120) and not unusually high.
    *
    * A string holding a finite decimal, >= 0, <= 100000000 (limit `value_max`).
    *
@@ -565,7 +571,7 @@ export interface CustomEventType {
 /** Registers a custom event type (C10). */
 export interface CustomEventTypeCreateRequest {
   /**
-   * The custom name; letters, digits and underscore, at most 100 characters, unique case-insensitively.
+   * The custom name; letters, digits and underscore, at most 100 characters, unique case-insensitively. A name that breaks this rule fails alone, answered `failure` with the reason (C92).
    *
    * Bounds: at least 1 characters, at most 100 (limit `custom_event_name_max_length`) characters.
    * Matches `^[A-Za-z0-9_]+$`.
@@ -893,7 +899,10 @@ export interface MatchQualityIdentifier {
 
 /** A logged request (the fields of RequestSummary) with its events and their answers (C60). */
 export interface RequestDetail<TCustomEventName extends string = never> {
+  /** The server's id of the request: the x-pinterest-rid of its answer (C118). */
   request_id: string;
+  /** The x-request-id its client sent */
+  client_request_id: string | null;
   /** Unix milliseconds. */
   received_at: number;
   ad_account_id: string;
@@ -1090,6 +1099,19 @@ export interface UserData {
    * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
    */
   ph?: string[];
+  /**
+   * SHA-256 hashes of lower-case first names (Pinterest's public API since 5.6; the seed's table leaves it out, C119).
+   *
+   * Bounds: at most 100 (limit `hashed_values_max_items`) items.
+   * Each item: A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.
+   *
+   * Normalization before hashing (C5): `name`.
+   *
+   * Recommended (all action sources).
+   *
+   * @example ["6a6c26195c3682faa816966af789717c3bfa834eee6c599d667d2b3429c27cfd"]
+   */
+  fn?: string[];
   /**
    * SHA-256 hashes of lower-case last names.
    *

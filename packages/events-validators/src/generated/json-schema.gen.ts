@@ -140,6 +140,7 @@ export const CONVERSION_EVENT_JSON_SCHEMA: Record<string, unknown> = {
       properties: {
         em: { $ref: '#/definitions/HashedValues' },
         ph: { $ref: '#/definitions/HashedValues' },
+        fn: { $ref: '#/definitions/HashedValues' },
         ln: { $ref: '#/definitions/HashedValues' },
         db: { $ref: '#/definitions/HashedValues' },
         ge: { $ref: '#/definitions/HashedValues' },

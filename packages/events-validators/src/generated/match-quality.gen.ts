@@ -5,6 +5,7 @@ export const IDENTIFIERS_FIELD = 'user_data';
 export const IDENTIFIER_FIELDS: readonly { readonly field: string; readonly key: string; readonly hashed: boolean }[] = [
   { field: 'user_data.em', key: 'em', hashed: true },
   { field: 'user_data.ph', key: 'ph', hashed: true },
+  { field: 'user_data.fn', key: 'fn', hashed: true },
   { field: 'user_data.ln', key: 'ln', hashed: true },
   { field: 'user_data.db', key: 'db', hashed: true },
   { field: 'user_data.ge', key: 'ge', hashed: true },
@@ -26,6 +27,7 @@ export const RECOMMENDED_FIELDS: readonly { readonly field: string; readonly act
   { field: 'partner_name', actionSources: null, eventNames: null, weight: 1 },
   { field: 'user_data.em', actionSources: null, eventNames: null, weight: 3 },
   { field: 'user_data.ph', actionSources: null, eventNames: null, weight: 2 },
+  { field: 'user_data.fn', actionSources: null, eventNames: null, weight: 1 },
   { field: 'user_data.ln', actionSources: null, eventNames: null, weight: 1 },
   { field: 'user_data.db', actionSources: null, eventNames: null, weight: 1 },
   { field: 'user_data.ge', actionSources: null, eventNames: null, weight: 1 },

@@ -128,6 +128,7 @@ export function normalizeZip(s: string, x: StepContext): string | null {
 export const FIELD_NORMALIZERS: Readonly<Record<string, (s: string, x: StepContext) => string | null>> = {
   em: normalizeEmail,
   ph: normalizePhone,
+  fn: normalizeName,
   ln: normalizeName,
   db: normalizeDate,
   ge: normalizeGender,
@@ -240,6 +241,7 @@ export const KNOWN_MEMBERS: Readonly<Record<string, Readonly<Record<string, stri
   UserData: {
     em: 's[]',
     ph: 's[]',
+    fn: 's[]',
     ln: 's[]',
     db: 's[]',
     ge: 's[]',

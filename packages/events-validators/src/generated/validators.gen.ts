@@ -110,6 +110,7 @@ const KEYS_DEVICE_INFO: readonly string[] = [
 const KEYS_USER_DATA: readonly string[] = [
     'em',
     'ph',
+    'fn',
     'ln',
     'db',
     'ge',
@@ -132,6 +133,7 @@ const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'partner_name',
     'user_data.em',
     'user_data.ph',
+    'user_data.fn',
     'user_data.ln',
     'user_data.db',
     'user_data.ge',
@@ -155,7 +157,7 @@ const RECOMMENDED_CONVERSION_EVENT: readonly string[] = [
     'custom_data.search_string',
     'custom_data.contents',
   ];
-const RECOMMENDED_WEIGHTS_CONVERSION_EVENT: readonly number[] = [1, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
+const RECOMMENDED_WEIGHTS_CONVERSION_EVENT: readonly number[] = [1, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1];
 /** Absolute http or https URLs (rule kind url). */
 const URL_CONVERSION_EVENT_EVENT_SOURCE_URL = urlMatcher(['http', 'https']);
 /** The user-agent rule of C4 and seed 2.4 (spec/data/normalization.yaml). */
@@ -494,7 +496,9 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
     }
   }
   if (t['event_name'] === 'add_payment_info' || t['event_name'] === 'add_to_cart' || t['event_name'] === 'checkout' || t['event_name'] === 'initiate_checkout') {
-    zeroOnEvent(o, p, i, 'custom_data', 'value', t['custom_data'], t['event_name'] as string);
+    zeroOnEvent(o, p, i, 'custom_data', 'value', t['custom_data'], t['event_name'] as string, 'zero_value_on_event');
+  } else if (typeof t['event_name'] === 'string') {
+    zeroOnEvent(o, p, i, 'custom_data', 'value', t['custom_data'], t['event_name'] as string, 'zero_value_kept');
   }
   {
     const as = s['action_source'];
@@ -511,28 +515,29 @@ function checkConversionEvent(s: Record<string, unknown>, p: string, i: number, 
     ap |= 4; if (!present(s['partner_name'])) m |= 4;
     ap |= 8; if (!present(n0_0?.['em'])) m |= 8;
     ap |= 16; if (!present(n0_0?.['ph'])) m |= 16;
-    ap |= 32; if (!present(n0_0?.['ln'])) m |= 32;
-    ap |= 64; if (!present(n0_0?.['db'])) m |= 64;
-    ap |= 128; if (!present(n0_0?.['ge'])) m |= 128;
-    ap |= 256; if (!present(n0_0?.['ct'])) m |= 256;
-    ap |= 512; if (!present(n0_0?.['st'])) m |= 512;
-    ap |= 1024; if (!present(n0_0?.['zp'])) m |= 1024;
-    ap |= 2048; if (!present(n0_0?.['country'])) m |= 2048;
-    ap |= 4096; if (!present(n0_0?.['external_id'])) m |= 4096;
-    if ((as === 'app_android' || as === 'app_ios')) { ap |= 8192; if (!present(n0_0?.['hashed_maids'])) m |= 8192; }
-    if ((as === 'web')) { ap |= 16384; if (!present(n0_0?.['click_id'])) m |= 16384; }
-    if ((as === 'web')) { ap |= 32768; if (!present(n0_0?.['client_ip_address'])) m |= 32768; }
-    if ((as === 'app_android' || as === 'app_ios' || as === 'web')) { ap |= 65536; if (!present(n0_0?.['client_user_agent'])) m |= 65536; }
-    if (g0) { ap |= 131072; if (!present(n0_2?.['currency'])) m |= 131072; }
-    if (g0) { ap |= 262144; if (!present(n0_2?.['value'])) m |= 262144; }
-    if (g0) { ap |= 524288; if (!present(n0_2?.['content_ids'])) m |= 524288; }
-    if (g0) { ap |= 1048576; if (!present(n0_2?.['content_name'])) m |= 1048576; }
-    if (g0) { ap |= 2097152; if (!present(n0_2?.['content_category'])) m |= 2097152; }
-    if (g0) { ap |= 4194304; if (!present(n0_2?.['content_brand'])) m |= 4194304; }
-    if (g0) { ap |= 8388608; if (!present(n0_2?.['num_items'])) m |= 8388608; }
-    if (g0) { ap |= 16777216; if (!present(n0_2?.['order_id'])) m |= 16777216; }
-    if (g0) { ap |= 33554432; if (!present(n0_2?.['search_string'])) m |= 33554432; }
-    if (g0) { ap |= 67108864; if (!present(n0_2?.['contents'])) m |= 67108864; }
+    ap |= 32; if (!present(n0_0?.['fn'])) m |= 32;
+    ap |= 64; if (!present(n0_0?.['ln'])) m |= 64;
+    ap |= 128; if (!present(n0_0?.['db'])) m |= 128;
+    ap |= 256; if (!present(n0_0?.['ge'])) m |= 256;
+    ap |= 512; if (!present(n0_0?.['ct'])) m |= 512;
+    ap |= 1024; if (!present(n0_0?.['st'])) m |= 1024;
+    ap |= 2048; if (!present(n0_0?.['zp'])) m |= 2048;
+    ap |= 4096; if (!present(n0_0?.['country'])) m |= 4096;
+    ap |= 8192; if (!present(n0_0?.['external_id'])) m |= 8192;
+    if ((as === 'app_android' || as === 'app_ios')) { ap |= 16384; if (!present(n0_0?.['hashed_maids'])) m |= 16384; }
+    if ((as === 'web')) { ap |= 32768; if (!present(n0_0?.['click_id'])) m |= 32768; }
+    if ((as === 'web')) { ap |= 65536; if (!present(n0_0?.['client_ip_address'])) m |= 65536; }
+    if ((as === 'app_android' || as === 'app_ios' || as === 'web')) { ap |= 131072; if (!present(n0_0?.['client_user_agent'])) m |= 131072; }
+    if (g0) { ap |= 262144; if (!present(n0_2?.['currency'])) m |= 262144; }
+    if (g0) { ap |= 524288; if (!present(n0_2?.['value'])) m |= 524288; }
+    if (g0) { ap |= 1048576; if (!present(n0_2?.['content_ids'])) m |= 1048576; }
+    if (g0) { ap |= 2097152; if (!present(n0_2?.['content_name'])) m |= 2097152; }
+    if (g0) { ap |= 4194304; if (!present(n0_2?.['content_category'])) m |= 4194304; }
+    if (g0) { ap |= 8388608; if (!present(n0_2?.['content_brand'])) m |= 8388608; }
+    if (g0) { ap |= 16777216; if (!present(n0_2?.['num_items'])) m |= 16777216; }
+    if (g0) { ap |= 33554432; if (!present(n0_2?.['order_id'])) m |= 33554432; }
+    if (g0) { ap |= 67108864; if (!present(n0_2?.['search_string'])) m |= 67108864; }
+    if (g0) { ap |= 134217728; if (!present(n0_2?.['contents'])) m |= 134217728; }
     if (m !== 0) recommendedMissing(o, m, ap, RECOMMENDED_CONVERSION_EVENT, RECOMMENDED_WEIGHTS_CONVERSION_EVENT);
   }
   return t;
@@ -1507,8 +1512,50 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
         }
         break;
       }
-      case 'ln': {
+      case 'fn': {
         pm |= 4;
+        if (!Array.isArray(x)) {
+          x = mismatch(o, p, i, 'fn', -1, x, 'an array of SHA-256 hex digests', 'a', true);
+          if (!Array.isArray(x)) break;
+        }
+        if (x.length > 100) {
+          tooManyItems(o, p, i, 'fn', x.length, 100);
+          break;
+        }
+        {
+          let d: unknown[] | undefined;
+          for (let j = 0; j < x.length; j++) {
+            let y: unknown = x[j];
+            if (typeof y !== 'string') {
+              y = mismatch(o, p, i, 'fn', j, y, 'a string', 's', true);
+              if (typeof y !== 'string') continue;
+            }
+            {
+              const h = digestState(y);
+              if (h === 0) {
+                hashDropped(o, p, i, 'fn', j);
+                d ??= x.slice(0, j);
+                continue;
+              }
+              if (h === 2) {
+                y = y.toLowerCase();
+              }
+            }
+            if (d !== undefined) d.push(y);
+            else if (y !== x[j]) {
+              d = x.slice(0, j);
+              d.push(y);
+            }
+          }
+          if (d !== undefined) {
+            if (d.length > 0) (a ??= {})['fn'] = d;
+            else dm |= 4;
+          }
+        }
+        break;
+      }
+      case 'ln': {
+        pm |= 8;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ln', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1544,13 +1591,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['ln'] = d;
-            else dm |= 4;
+            else dm |= 8;
           }
         }
         break;
       }
       case 'db': {
-        pm |= 8;
+        pm |= 16;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'db', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1586,13 +1633,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['db'] = d;
-            else dm |= 8;
+            else dm |= 16;
           }
         }
         break;
       }
       case 'ge': {
-        pm |= 16;
+        pm |= 32;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ge', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1628,13 +1675,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['ge'] = d;
-            else dm |= 16;
+            else dm |= 32;
           }
         }
         break;
       }
       case 'ct': {
-        pm |= 32;
+        pm |= 64;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'ct', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1670,13 +1717,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['ct'] = d;
-            else dm |= 32;
+            else dm |= 64;
           }
         }
         break;
       }
       case 'st': {
-        pm |= 64;
+        pm |= 128;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'st', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1712,13 +1759,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['st'] = d;
-            else dm |= 64;
+            else dm |= 128;
           }
         }
         break;
       }
       case 'zp': {
-        pm |= 128;
+        pm |= 256;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'zp', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1754,13 +1801,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['zp'] = d;
-            else dm |= 128;
+            else dm |= 256;
           }
         }
         break;
       }
       case 'country': {
-        pm |= 256;
+        pm |= 512;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'country', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1796,13 +1843,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['country'] = d;
-            else dm |= 256;
+            else dm |= 512;
           }
         }
         break;
       }
       case 'external_id': {
-        pm |= 512;
+        pm |= 1024;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'external_id', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1838,13 +1885,13 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['external_id'] = d;
-            else dm |= 512;
+            else dm |= 1024;
           }
         }
         break;
       }
       case 'hashed_maids': {
-        pm |= 1024;
+        pm |= 2048;
         if (!Array.isArray(x)) {
           x = mismatch(o, p, i, 'hashed_maids', -1, x, 'an array of SHA-256 hex digests', 'a', true);
           if (!Array.isArray(x)) break;
@@ -1880,26 +1927,26 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           }
           if (d !== undefined) {
             if (d.length > 0) (a ??= {})['hashed_maids'] = d;
-            else dm |= 1024;
+            else dm |= 2048;
           }
         }
         break;
       }
       case 'click_id': {
-        pm |= 2048;
+        pm |= 4096;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'click_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
         if (x.length > 1024 && !checkMaxLength(o, p, i, 'click_id', -1, x, 1024, 'string_too_long_dropped')) {
-          dm |= 2048;
+          dm |= 4096;
           break;
         }
         break;
       }
       case 'client_ip_address': {
-        pm |= 4096;
+        pm |= 8192;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'client_ip_address', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1908,14 +1955,14 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           const r = ipProblem(x);
           if (r !== undefined) {
             ipDropped(o, p, i, 'client_ip_address', r);
-            dm |= 4096;
+            dm |= 8192;
             break;
           }
         }
         break;
       }
       case 'client_user_agent': {
-        pm |= 8192;
+        pm |= 16384;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'client_user_agent', -1, x, 'a string', 's', false);
           if (typeof x !== 'string') break;
@@ -1925,27 +1972,27 @@ function checkUserData(s: Record<string, unknown>, p: string, i: number, c: Ctx,
           const r = userAgentProblem(x, USER_AGENT);
           if (r !== undefined) {
             userAgentDropped(o, p, i, 'client_user_agent', r);
-            dm |= 8192;
+            dm |= 16384;
             break;
           }
         }
         break;
       }
       case 'partner_id': {
-        pm |= 16384;
+        pm |= 32768;
         if (x === null) break;
         if (typeof x !== 'string') {
           x = mismatch(o, p, i, 'partner_id', -1, x, 'a string or null', 's', false);
           if (typeof x !== 'string') break;
         }
         if (x.length > 1024 && !checkMaxLength(o, p, i, 'partner_id', -1, x, 1024, 'string_too_long_dropped')) {
-          dm |= 16384;
+          dm |= 32768;
           break;
         }
         break;
       }
       case 'customer_type': {
-        pm |= 32768;
+        pm |= 65536;
         if (x === null) break;
         if (typeof x !== 'string') {
           mismatch(o, p, i, 'customer_type', -1, x, 'one of "new", "returning" or null', 'o', false);
@@ -1973,19 +2020,20 @@ function pickUserData(s: Readonly<Record<string, unknown>>, a: Readonly<Record<s
   let v: unknown;
   if ((km & 1) !== 0 && (v = a?.['em'] ?? s['em']) !== undefined) r['em'] = v;
   if ((km & 2) !== 0 && (v = a?.['ph'] ?? s['ph']) !== undefined) r['ph'] = v;
-  if ((km & 4) !== 0 && (v = a?.['ln'] ?? s['ln']) !== undefined) r['ln'] = v;
-  if ((km & 8) !== 0 && (v = a?.['db'] ?? s['db']) !== undefined) r['db'] = v;
-  if ((km & 16) !== 0 && (v = a?.['ge'] ?? s['ge']) !== undefined) r['ge'] = v;
-  if ((km & 32) !== 0 && (v = a?.['ct'] ?? s['ct']) !== undefined) r['ct'] = v;
-  if ((km & 64) !== 0 && (v = a?.['st'] ?? s['st']) !== undefined) r['st'] = v;
-  if ((km & 128) !== 0 && (v = a?.['zp'] ?? s['zp']) !== undefined) r['zp'] = v;
-  if ((km & 256) !== 0 && (v = a?.['country'] ?? s['country']) !== undefined) r['country'] = v;
-  if ((km & 512) !== 0 && (v = a?.['external_id'] ?? s['external_id']) !== undefined) r['external_id'] = v;
-  if ((km & 1024) !== 0 && (v = a?.['hashed_maids'] ?? s['hashed_maids']) !== undefined) r['hashed_maids'] = v;
-  if ((km & 2048) !== 0 && (v = a?.['click_id'] ?? s['click_id']) !== undefined) r['click_id'] = v;
-  if ((km & 4096) !== 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
-  if ((km & 8192) !== 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
-  if ((km & 16384) !== 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
-  if ((km & 32768) !== 0 && (v = a?.['customer_type'] ?? s['customer_type']) !== undefined) r['customer_type'] = v;
+  if ((km & 4) !== 0 && (v = a?.['fn'] ?? s['fn']) !== undefined) r['fn'] = v;
+  if ((km & 8) !== 0 && (v = a?.['ln'] ?? s['ln']) !== undefined) r['ln'] = v;
+  if ((km & 16) !== 0 && (v = a?.['db'] ?? s['db']) !== undefined) r['db'] = v;
+  if ((km & 32) !== 0 && (v = a?.['ge'] ?? s['ge']) !== undefined) r['ge'] = v;
+  if ((km & 64) !== 0 && (v = a?.['ct'] ?? s['ct']) !== undefined) r['ct'] = v;
+  if ((km & 128) !== 0 && (v = a?.['st'] ?? s['st']) !== undefined) r['st'] = v;
+  if ((km & 256) !== 0 && (v = a?.['zp'] ?? s['zp']) !== undefined) r['zp'] = v;
+  if ((km & 512) !== 0 && (v = a?.['country'] ?? s['country']) !== undefined) r['country'] = v;
+  if ((km & 1024) !== 0 && (v = a?.['external_id'] ?? s['external_id']) !== undefined) r['external_id'] = v;
+  if ((km & 2048) !== 0 && (v = a?.['hashed_maids'] ?? s['hashed_maids']) !== undefined) r['hashed_maids'] = v;
+  if ((km & 4096) !== 0 && (v = a?.['click_id'] ?? s['click_id']) !== undefined) r['click_id'] = v;
+  if ((km & 8192) !== 0 && (v = a?.['client_ip_address'] ?? s['client_ip_address']) !== undefined) r['client_ip_address'] = v;
+  if ((km & 16384) !== 0 && (v = a?.['client_user_agent'] ?? s['client_user_agent']) !== undefined) r['client_user_agent'] = v;
+  if ((km & 32768) !== 0 && (v = a?.['partner_id'] ?? s['partner_id']) !== undefined) r['partner_id'] = v;
+  if ((km & 65536) !== 0 && (v = a?.['customer_type'] ?? s['customer_type']) !== undefined) r['customer_type'] = v;
   return r;
 }

@@ -1,5 +1,11 @@
 import type { UserData } from '@org/events-types';
-import { COUNTRY_FIELD, FIELD_NORMALIZERS, UNHASHED_FIELDS } from '../generated/normalizers.gen.js';
+import {
+  COUNTRY_FIELD,
+  EVENT_SCHEMA,
+  FIELD_NORMALIZERS,
+  KNOWN_MEMBERS,
+  PERSONAL_DATA_MEMBER,
+} from '../generated/normalizers.gen.js';
 import type { StepContext } from './normalize-steps.js';
 import { hexState } from './sha256-hex.js';
 
@@ -19,13 +25,23 @@ export async function sha256Hex(s: string): Promise<string> {
   return out;
 }
 
+/**
+ * C119: every member of user_data the spec has, with what it holds (KNOWN_MEMBERS, generated from the same
+ * schema the server checks): the hashed ones are those of FIELD_NORMALIZERS, every other one is sent as is
+ * (click_id, client_ip_address, customer_type, ...). A field added to the spec is known here after `pnpm gen`.
+ */
+const USER_DATA_MEMBERS: Readonly<Record<string, string>> = (() => {
+  const schema =
+    PERSONAL_DATA_MEMBER === undefined ? undefined : KNOWN_MEMBERS[EVENT_SCHEMA]?.[PERSONAL_DATA_MEMBER];
+  return (schema !== undefined ? KNOWN_MEMBERS[schema] : undefined) ?? {};
+})();
+
 function normalizerOf(field: string): ((s: string, x: StepContext) => string | null) | undefined {
-  if (!Object.hasOwn(FIELD_NORMALIZERS, field)) {
-    if (UNHASHED_FIELDS.has(field)) return undefined;
-    const known = [...Object.keys(FIELD_NORMALIZERS), ...UNHASHED_FIELDS].join(', ');
-    throw new TypeError(`${field} is not a user_data field; known fields: ${known}`);
-  }
-  return FIELD_NORMALIZERS[field];
+  if (Object.hasOwn(FIELD_NORMALIZERS, field)) return FIELD_NORMALIZERS[field];
+  if (Object.hasOwn(USER_DATA_MEMBERS, field)) return undefined;
+  throw new TypeError(
+    `${field} is not a user_data field; known fields: ${Object.keys(USER_DATA_MEMBERS).join(', ')}`,
+  );
 }
 
 function normalizeWith(field: string, raw: string, x: StepContext): string | null {
@@ -41,8 +57,8 @@ function normalizeWith(field: string, raw: string, x: StepContext): string | nul
  * (NORMALIZATION.fields): em trim+lower, ph digits only without leading zeros, db YYYYMMDD, st and country
  * two-letter codes, ... Returns null when the value cannot be normalized (empty, a date in no accepted
  * layout, a state or country no list maps, an unknown gender word). A value that is already a SHA-256 hex
- * digest is returned lower-cased; an unhashed field (click_id, client_ip_address, ...) is returned as is.
- * Throws a TypeError for a name that is not a user_data field (such as fn, seed 2.4).
+ * digest is returned lower-cased; a field sent as is (click_id, client_ip_address, customer_type, ...) is
+ * returned as is. Throws a TypeError for a name that is not a user_data field (such as first_name).
  */
 export function normalize(field: string, raw: string): string | null {
   return normalizeWith(field, raw, {});
@@ -51,15 +67,18 @@ export function normalize(field: string, raw: string): string | null {
 /**
  * C5: builds `user_data` from raw values: each hashed field normalized and hashed with SHA-256 (always as an
  * array; values already 64-hex passed through lower-cased; values that cannot be normalized left out, and a
- * field left with no value omitted), unhashed fields copied as they are, undefined values skipped. The
- * country, when given, selects the zip rule (US: first 5 digits). Throws a TypeError for an unknown field,
- * or for an unhashed field given as an array.
+ * field left with no value omitted), every other field of the spec's user_data copied as it is (C119: the
+ * server's fields, so nothing the server accepts is refused here), undefined values skipped. The country,
+ * when given, selects the zip rule (US: first 5 digits). Throws a TypeError for a name that is no field of
+ * user_data, or for a field sent as is given as an array.
  */
-export async function hashUserData(raw: Record<string, string | string[] | undefined>): Promise<UserData> {
+export async function hashUserData(
+  raw: Record<string, string | string[] | null | undefined>,
+): Promise<UserData> {
   const x: StepContext = {};
   const country = COUNTRY_FIELD === undefined ? undefined : raw[COUNTRY_FIELD];
   const first = Array.isArray(country) ? country[0] : country;
-  if (first !== undefined && COUNTRY_FIELD !== undefined) {
+  if (typeof first === 'string' && COUNTRY_FIELD !== undefined) {
     const c = normalizeWith(COUNTRY_FIELD, first, x);
     if (c !== null && hexState(c) === 0) x.country = c;
   }
@@ -67,11 +86,11 @@ export async function hashUserData(raw: Record<string, string | string[] | undef
   for (const [field, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if (normalizerOf(field) === undefined) {
-      if (typeof value !== 'string')
-        throw new TypeError(`${field} is sent as is: give one string, not an array`);
+      if (Array.isArray(value)) throw new TypeError(`${field} is sent as is: give one string, not an array`);
       out[field] = value;
       continue;
     }
+    if (value === null) continue;
     const hashes: string[] = [];
     for (const v of Array.isArray(value) ? value : [value]) {
       const n = normalizeWith(field, v, x);

@@ -2,10 +2,11 @@ import { isDecimal } from './decimal.js';
 import { type EventProblems, pathOf, received, report } from './problems.js';
 
 /**
- * Rule kind `positive-for-events` (C86): on the events of a group (purchases), `inner[field]` must be greater
- * than 0; elsewhere zero is accepted (Pinterest's wording is "should not"). The generated code calls this only
- * for those events; the field's own rule (`decimal-string`, minimum 0) has already failed what is not a
- * decimal or is negative, so only a well-formed zero is left to report, as `zero_value_on_event`.
+ * Rule kind `positive-for-events` (C86, C120): on the events of a group (purchases), `inner[field]` must be
+ * greater than 0, and a zero fails the event (`zero_value_on_event`); on other events a zero is processed,
+ * and the spec may make it a warning (`zero_value_kept`, C120: Pinterest writes "should not"). The generated
+ * code calls this with the code that applies to the event; the field's own rule (`decimal-string`, minimum 0)
+ * has already failed what is not a decimal or is negative, so only a well-formed zero is left to report.
  */
 export function zeroOnEvent(
   o: EventProblems,
@@ -15,6 +16,7 @@ export function zeroOnEvent(
   field: string,
   inner: unknown,
   eventName: string,
+  code: 'zero_value_on_event' | 'zero_value_kept',
 ): void {
   if (typeof inner !== 'object' || inner === null) return;
   const sent = (inner as Record<string, unknown>)[field];
@@ -26,5 +28,5 @@ export function zeroOnEvent(
   if (first >= 0x31 && first <= 0x39) return;
   if (!isDecimal(v) || Number(v) !== 0) return;
   const path = pathOf(p, i, `${inName}.${field}`, -1);
-  report(o, 'zero_value_on_event', path, { path, event: eventName, received: received(v) });
+  report(o, code, path, { path, event: eventName, received: received(v) });
 }

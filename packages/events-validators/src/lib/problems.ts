@@ -181,7 +181,7 @@ export function report(o: EventProblems, code: ProblemCode, path: string, params
 /**
  * The last problems one rule reported, each keyed by four values compared with `===` (the object path, its
  * index, the field or key, and one more: a reason, an item index, the schema's key list): a batch repeats
- * the same warning event after event (`user_data.fn` dropped, one unusable user agent), and a repeat then
+ * the same warning event after event (an unknown `user_data` key dropped, one unusable user agent), and a repeat then
  * compares a few references and builds nothing, not even the path. Keys are references the generated code
  * and the runtime hand over unchanged (path constants, keys of the parsed object, cached reasons); a key
  * equal in content but held by another string still hits, after a string compare.
@@ -239,8 +239,8 @@ export class RecentProblems {
 const RECENT_PROBLEMS = 8;
 
 /**
- * A small cache of rendered messages for problems that depend on their code and path alone (a dropped
- * `user_data.fn`, a raw value in `user_data.em[0]`): a batch repeats them event after event.
+ * A small cache of rendered messages for problems that depend on their code and path alone (an unknown
+ * `user_data` key dropped, a raw value in `user_data.em[0]`): a batch repeats them event after event.
  */
 export class MessageCache {
   private readonly messages = new Map<string, string>();

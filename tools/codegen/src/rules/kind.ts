@@ -31,6 +31,11 @@ interface Common<R extends RuleBase> {
   doc(r: R, ctx: DocsContext): string | undefined;
   /** Of the kind's codes at the rule's severity, whether this rule can answer with `code` (docs). */
   answers?(r: R, code: string): boolean;
+  /**
+   * The severities of the kind's codes the rule answers with, when not only its own: a rule that fails some
+   * events and warns on others (`positive-for-events`, C120). The docs list its codes of each.
+   */
+  severities?(r: R): readonly Severity[];
 }
 
 /** A kind checking one value: of a field, or (`value`) also of each item of an array field. */

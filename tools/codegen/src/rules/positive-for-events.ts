@@ -2,9 +2,14 @@ import { schemaAt } from '../emit/spec-at.js';
 import { code, words } from '../emitters/events-docs/md.js';
 import { block, quote } from '../emitters/events-validators/code.js';
 import { eventNameField } from '../emitters/events-validators/model.js';
+import type { Severity } from '../ir/types.js';
 import type { ObjectKind } from './kind.js';
 
-/** C86: `in.field`, a decimal string, must be greater than 0 on the events of a group (zero is fine elsewhere). */
+/**
+ * C86, C120: `in.field`, a decimal string, must be greater than 0 on the events of a group (a zero fails the
+ * event); on every other event a zero is processed, with a warning when `elsewhere` is `warning` (C120) or
+ * without one when it is `accepted` (C86 before C120).
+ */
 export interface PositiveForEventsRule {
   kind: 'positive-for-events';
   severity: 'failed';
@@ -12,13 +17,17 @@ export interface PositiveForEventsRule {
   field: string;
   group: string;
   eventNames: string[];
+  elsewhere: 'warning' | 'accepted';
 }
+
+/** The code of each outcome: a zero on the group's events, and on another event when it warns. */
+const CODES = { failed: 'zero_value_on_event', warning: 'zero_value_kept' } as const;
 
 export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
   place: 'object',
-  codes: ['zero_value_on_event'],
+  codes: Object.values(CODES),
   parse: {
-    params: ['in', 'field', 'eventNames'],
+    params: ['in', 'field', 'eventNames', 'elsewhere'],
     read(r, ctx) {
       const group = r.at('eventNames').string();
       const eventNames = ctx.groups[group];
@@ -30,10 +39,14 @@ export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
         field: r.at('field').string(),
         group,
         eventNames,
+        elsewhere: r.at('elsewhere').present
+          ? r.at('elsewhere').oneOf(['warning', 'accepted'] as const)
+          : 'accepted',
       };
     },
   },
   names: (r) => [r.in],
+  severities: (r): Severity[] => (r.elsewhere === 'warning' ? ['failed', 'warning'] : ['failed']),
   code(r, schema, { ir, scope }) {
     const nameField = eventNameField(schema);
     if (!nameField)
@@ -42,10 +55,20 @@ export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
       });
     const inName = quote(r.in);
     const en = `t[${quote(nameField.name)}]`;
-    return block(`if (${r.eventNames.map((n) => `${en} === ${quote(n)}`).join(' || ')}) `, [
-      `${scope.lib('positive-for-events', 'zeroOnEvent')}(o, p, i, ${inName}, ${quote(r.field)}, t[${inName}], ${en} as string);`,
+    const call = (c: string) =>
+      `${scope.lib('positive-for-events', 'zeroOnEvent')}(o, p, i, ${inName}, ${quote(r.field)}, t[${inName}], ${en} as string, ${quote(c)});`;
+    const group = block(`if (${r.eventNames.map((n) => `${en} === ${quote(n)}`).join(' || ')}) `, [
+      call(CODES.failed),
     ]);
+    if (r.elsewhere === 'accepted') return group;
+    // `} else if (...) {`: every other event whose name is a string (any other type has failed already).
+    const other = block(`} else if (typeof ${en} === 'string') `, [call(CODES.warning)]);
+    return [...group.slice(0, -1), ...other];
   },
   doc: (r) =>
-    `${code(`${r.in}.${r.field}`)} must be greater than 0 on ${words(r.eventNames.map(code), 'or')} events (group ${code(r.group)}); zero is accepted on other events (C86)`,
+    `${code(`${r.in}.${r.field}`)} must be greater than 0 on ${words(r.eventNames.map(code), 'or')} events (group ${code(r.group)}); ${
+      r.elsewhere === 'warning'
+        ? 'a zero on another event is processed with a warning (C120)'
+        : 'zero is accepted on other events (C86)'
+    }`,
 };

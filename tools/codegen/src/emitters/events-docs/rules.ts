@@ -30,13 +30,15 @@ export function ruleText(r: RuleIR, ctx: DocsContext): string | undefined {
 }
 
 /**
- * The per-event codes a rule can answer with: the codes of its kind at its severity, narrowed for the kinds
- * whose codes depend on which bounds the rule has. Request-level rules answer with no per-event code.
+ * The per-event codes a rule can answer with: the codes of its kind at its severity (or the severities the
+ * kind names for it, C120), narrowed for the kinds whose codes depend on which bounds the rule has.
+ * Request-level rules answer with no per-event code.
  */
 export function ruleCodes(r: RuleIR, ctx: DocsContext): MessageIR[] {
-  const answers = kindOf(r).answers;
+  const k = kindOf(r);
+  const severities: readonly string[] = k.severities?.(r) ?? [r.severity];
   return ctx.ir.messages.filter(
-    (m) => m.kind === r.kind && m.severity === r.severity && (answers?.(r, m.code) ?? true),
+    (m) => m.kind === r.kind && severities.includes(m.severity) && (k.answers?.(r, m.code) ?? true),
   );
 }
 
