@@ -27,6 +27,7 @@ import { buildOperations } from '../src/model/operations.js';
 import { renderProse } from '../src/model/prose.js';
 import { resolveOpenApi } from '../src/model/resolve.js';
 import { buildSchemas } from '../src/model/schemas.js';
+import { limitRef } from '../src/rules/context.js';
 import { realSpecDir, tempTree } from './helpers.js';
 
 const API = 'spec/openapi.yaml';
@@ -297,7 +298,7 @@ const ROWS: Row[] = [
     code: 'unknown-limit',
     where: 'spec/data/event-names.yaml: custom.maxLengthLimit',
     run: () =>
-      data.limitRef(
+      limitRef(
         [],
         at('spec/data/event-names.yaml', { custom: { maxLengthLimit: 'nope' } })
           .at('custom')

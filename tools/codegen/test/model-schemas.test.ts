@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { LimitIR } from '../src/ir/types.js';
 import { Reader } from '../src/load/reader.js';
 import { SpecError } from '../src/load/spec-error.js';
-import { buildSchemas, type SchemaContext } from '../src/model/schemas.js';
+import { buildSchemas } from '../src/model/schemas.js';
+import type { SchemaContext } from '../src/rules/context.js';
 
 // Given/want tables for IR building (openapi-typescript style): a components.schemas snippet in,
 // the FieldIR/SchemaIR out. Limits and groups are small fixed tables so expectations stay literal.

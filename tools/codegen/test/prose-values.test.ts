@@ -7,10 +7,10 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkProseValues, findProseValues, type ProseContext, valuesIn } from '../src/check/prose-values.js';
 import type { IR } from '../src/ir/types.js';
+import { LIMIT_FORMATS, TIME_UNITS } from '../src/kit/units.js';
 import { loadSpec } from '../src/load/load-spec.js';
 import { SpecError } from '../src/load/spec-error.js';
 import { buildIR } from '../src/model/build-ir.js';
-import { LIMIT_FORMATS, TIME_UNITS } from '../src/model/units.js';
 import { editYaml, realSpecDir, specCopies } from './helpers.js';
 
 type Obj = Record<string, Record<string, Record<string, unknown>>>;

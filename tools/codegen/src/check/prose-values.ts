@@ -1,8 +1,8 @@
 import type { IR, LimitIR } from '../ir/types.js';
+import { TIME_UNITS } from '../kit/units.js';
 import type { LoadedSpec } from '../load/load-spec.js';
 import { SpecError } from '../load/spec-error.js';
 import { ownLimitKey } from '../model/prose.js';
-import { TIME_UNITS } from '../model/units.js';
 
 /**
  * C108: prose fields of the spec must take a limit's value from limits.yaml (`{limit:KEY}`, `{value}`), not

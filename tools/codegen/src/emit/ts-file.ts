@@ -7,8 +7,8 @@ import {
   StructureKind,
   VariableDeclarationKind,
 } from 'ts-morph';
+import { doc, literal } from '../kit/literal.js';
 import { GENERATED_HEADER } from './emitter.js';
-import { doc, literal } from './literal.js';
 
 let project: Project | undefined;
 

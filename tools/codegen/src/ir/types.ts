@@ -2,7 +2,6 @@
  * The IR: plain typed data built from spec/ (openapi.yaml + data/*.yaml). Emitters are pure functions of it.
  * Everything is sorted where order carries no meaning, so output is deterministic.
  */
-import type { RuleIR } from '../rules/index.js';
 
 export type Severity = 'failed' | 'warning';
 
@@ -28,8 +27,182 @@ export type TypeIR =
   | { kind: 'array'; items: TypeIR }
   | { kind: 'ref'; name: string; target: 'object' | 'enum' };
 
-/** Rules are typed by their kind's module (src/rules/<kind>.ts); `kind` selects the runtime implementation. */
-export type { RuleIR, RuleKind } from '../rules/index.js';
+/**
+ * What every rule has: the kind selects its module (src/rules/<kind>.ts) and the runtime that checks it, the
+ * severity its message codes.
+ */
+export interface RuleBase {
+  kind: string;
+  severity: Severity | 'request';
+}
+
+/** A rule of a kind that has no parameter. */
+export interface BareRule<K extends string, S extends RuleBase['severity']> {
+  kind: K;
+  severity: S;
+}
+
+// The rule of each kind: its parameters as the IR holds them. The kind's module (src/rules/<kind>.ts) reads,
+// checks and documents it; RULE_KINDS (src/rules/index.ts) has a module for each and refuses any other kind.
+
+/** C23: `field` of the object property `in` is kept only when it equals `with`, which is none of `except`. */
+export interface AgreesWithRule {
+  kind: 'agrees-with';
+  severity: 'warning';
+  in: string;
+  field: string;
+  with: string;
+  except: string[];
+}
+
+export interface BoundsRule {
+  kind: 'bounds';
+  severity: 'failed';
+  minLength?: number;
+  maxLength?: LimitRef | number;
+  minItems?: LimitRef | number;
+  maxItems?: LimitRef | number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMaximum?: number;
+}
+
+export interface CodeListRule {
+  kind: 'code-list';
+  severity: Severity;
+  list: 'currencies' | 'languages';
+  case: 'upper' | 'lower';
+}
+
+export interface DecimalStringRule {
+  kind: 'decimal-string';
+  severity: 'failed';
+  exclusiveMinimum?: number;
+  minimum?: number;
+  maximum?: LimitRef;
+}
+
+export interface DedupRule {
+  kind: 'dedup';
+  severity: 'warning';
+  key: string[];
+  window: LimitRef;
+}
+
+export interface DefaultFromContextRule {
+  kind: 'default-from-context';
+  severity: 'warning';
+  field: string;
+  when: string;
+  context: 'currency';
+}
+
+export interface EnumRule {
+  kind: 'enum';
+  severity: 'failed';
+  enum: string;
+  values: string[];
+  caseInsensitive: boolean;
+}
+
+export type EventNameRule = BareRule<'event-name', 'failed'>;
+
+export interface IdsInItemsRule {
+  kind: 'ids-in-items';
+  severity: 'warning';
+  ids: string;
+  items: string;
+  key: string;
+}
+
+export type IpAddressRule = BareRule<'ip-address', 'warning'>;
+
+export interface PatternRule {
+  kind: 'pattern';
+  severity: Severity;
+  pattern: string;
+}
+
+/**
+ * C86, C120: `in.field`, a decimal string, must be greater than 0 on the events of a group (a zero fails the
+ * event); on every other event a zero is processed, with a warning when `elsewhere` is `warning` (C120) or
+ * without one when it is `accepted` (C86 before C120).
+ */
+export interface PositiveForEventsRule {
+  kind: 'positive-for-events';
+  severity: 'failed';
+  in: string;
+  field: string;
+  group: string;
+  eventNames: string[];
+  elsewhere: 'warning' | 'accepted';
+}
+
+export type RecommendedFieldsRule = BareRule<'recommended-fields', 'warning'>;
+
+export interface RequireAnyOfRule {
+  kind: 'require-any-of';
+  severity: 'failed';
+  alternatives: string[][];
+}
+
+export type RequiredRule = BareRule<'required', 'failed'>;
+
+export type Sha256HexRule = BareRule<'sha256-hex', 'warning'>;
+
+export interface TypeRule {
+  kind: 'type';
+  severity: 'failed';
+  expected: TypeIR;
+  nullable: boolean;
+}
+
+export interface UnixSecondsRule {
+  kind: 'unix-seconds';
+  severity: 'failed';
+  maxAge: LimitRef;
+  maxFuture: LimitRef;
+  milliseconds: LimitRef;
+}
+
+export interface UnknownKeysRule {
+  kind: 'unknown-keys';
+  severity: Severity | 'request';
+}
+
+export interface UrlRule {
+  kind: 'url';
+  severity: 'failed';
+  schemes: string[];
+}
+
+export type UserAgentRule = BareRule<'user-agent', 'warning'>;
+
+/** One rule on a field, an array item, an object or a batch: the rule of one of the kinds above. */
+export type RuleIR =
+  | AgreesWithRule
+  | BoundsRule
+  | CodeListRule
+  | DecimalStringRule
+  | DedupRule
+  | DefaultFromContextRule
+  | EnumRule
+  | EventNameRule
+  | IdsInItemsRule
+  | IpAddressRule
+  | PatternRule
+  | PositiveForEventsRule
+  | RecommendedFieldsRule
+  | RequireAnyOfRule
+  | RequiredRule
+  | Sha256HexRule
+  | TypeRule
+  | UnixSecondsRule
+  | UnknownKeysRule
+  | UrlRule
+  | UserAgentRule;
+
+export type RuleKind = RuleIR['kind'];
 
 export interface RecommendedIR {
   /** Action sources the field is recommended for; 'all' for every one. */

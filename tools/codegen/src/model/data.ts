@@ -2,7 +2,6 @@ import type {
   CodeEntryIR,
   EventNamesIR,
   LimitIR,
-  LimitRef,
   MessageIR,
   NamedCodeIR,
   NormalizationIR,
@@ -14,6 +13,7 @@ import type {
 } from '../ir/types.js';
 import type { LoadedSpec } from '../load/load-spec.js';
 import { Reader } from '../load/reader.js';
+import { limitRef } from '../rules/context.js';
 
 const byKey =
   <T>(key: (t: T) => string) =>
@@ -43,14 +43,6 @@ export function readLimits(r: Reader): LimitIR[] {
       };
     })
     .sort(byKey((l) => l.key));
-}
-
-/** Resolves a limit name written in a rule or schema into { key, value }, failing where it is written. */
-export function limitRef(limits: LimitIR[], r: Reader): LimitRef {
-  const key = r.string();
-  const found = limits.find((l) => l.key === key);
-  if (!found) r.fail('unknown-limit', { key });
-  return { key, value: found.value, overflow: found.overflow };
 }
 
 export function readEventNames(r: Reader, limits: LimitIR[], usages: string[]): EventNamesIR {

@@ -1,7 +1,7 @@
 import type { LimitIR } from '../ir/types.js';
+import { LIMIT_FORMATS, type LimitFormat, TIME_UNITS } from '../kit/units.js';
 import type { LoadedSpec } from '../load/load-spec.js';
 import { SpecError } from '../load/spec-error.js';
-import { LIMIT_FORMATS, type LimitFormat, TIME_UNITS } from './units.js';
 
 /**
  * `{limit:KEY}` anywhere in openapi.yaml or a data file, and `{value}` in a limit's own description, with an

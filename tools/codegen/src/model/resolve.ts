@@ -1,6 +1,6 @@
 import type { LimitIR } from '../ir/types.js';
 import { Reader } from '../load/reader.js';
-import { limitRef } from './data.js';
+import { limitRef } from '../rules/context.js';
 import { completeResponses } from './responses.js';
 
 const LIMIT_KEYWORDS = [

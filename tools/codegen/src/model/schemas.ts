@@ -1,27 +1,8 @@
-import type {
-  EnumIR,
-  FieldIR,
-  LimitIR,
-  RecommendedIR,
-  RuleIR,
-  SchemaIR,
-  Severity,
-  TypeIR,
-} from '../ir/types.js';
+import type { EnumIR, FieldIR, RecommendedIR, RuleIR, SchemaIR, Severity, TypeIR } from '../ir/types.js';
 import { Reader } from '../load/reader.js';
 import { boundsOf } from '../rules/bounds.js';
+import { limitRef, type SchemaContext } from '../rules/context.js';
 import { kindNamed, kindOf } from '../rules/index.js';
-import { limitRef } from './data.js';
-
-export interface SchemaContext {
-  file: string;
-  /** Resolved OpenAPI document (x-limits and x-enum-from applied). */
-  doc: Record<string, unknown>;
-  limits: LimitIR[];
-  groups: Record<string, string[]>;
-  actionSources: string[];
-  messageKinds: Set<string>;
-}
 
 const refName = (ref: string) => ref.replace('#/components/schemas/', '');
 

@@ -1,20 +1,10 @@
-import { literal } from '../emit/literal.js';
-import { schemaAt } from '../emit/spec-at.js';
-import { code, words } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { constName, fieldBit, pickName } from '../emitters/events-validators/names.js';
-import type { IR, SchemaIR } from '../ir/types.js';
+import type { AgreesWithRule, IR, SchemaIR } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { code, words } from '../kit/md.js';
+import { constName, fieldBit, pickName } from '../kit/names.js';
+import { schemaAt } from '../kit/spec-at.js';
 import { type ObjectKind, stringParams } from './kind.js';
-
-/** C23: `field` of the object property `in` is kept only when it equals `with`, which is none of `except`. */
-export interface AgreesWithRule {
-  kind: 'agrees-with';
-  severity: 'warning';
-  in: string;
-  field: string;
-  with: string;
-  except: string[];
-}
 
 /** The schema of object property `name` of `schema`, which must have the field `field`. */
 function innerSchema(ir: IR, schema: SchemaIR, name: string, field: string): SchemaIR {
@@ -63,4 +53,5 @@ export const agreesWith: ObjectKind<AgreesWithRule> = {
   },
   doc: (r) =>
     `${code(`${r.in}.${r.field}`)} is kept only when it equals ${code(r.with)}${r.except.length ? `, and ${code(r.with)} is not ${words(r.except.map(code), 'or')}` : ''}`,
+  summary: () => undefined,
 };

@@ -1,23 +1,10 @@
-import { schemaAt } from '../emit/spec-at.js';
-import { limitText, num } from '../emitters/events-docs/md.js';
-import { block, limitValue, quote } from '../emitters/events-validators/code.js';
-import type { LimitRef } from '../ir/types.js';
+import type { BoundsRule, LimitRef } from '../ir/types.js';
+import { block, limitValue, quote } from '../kit/code.js';
+import { limitPlain, limitText, num } from '../kit/md.js';
+import { schemaAt } from '../kit/spec-at.js';
 import type { Reader } from '../load/reader.js';
-import { limitRef } from '../model/data.js';
-import type { SchemaContext } from '../model/schemas.js';
+import { limitRef, type SchemaContext } from './context.js';
 import type { ValueKind } from './kind.js';
-
-export interface BoundsRule {
-  kind: 'bounds';
-  severity: 'failed';
-  minLength?: number;
-  maxLength?: LimitRef | number;
-  minItems?: LimitRef | number;
-  maxItems?: LimitRef | number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMaximum?: number;
-}
 
 function readLimitOrNumber(ctx: SchemaContext, node: Reader, keyword: string): LimitRef | number | undefined {
   const xl = node.at('x-limits').at(keyword);
@@ -134,5 +121,15 @@ export const bounds: ValueKind<BoundsRule> = {
     if (r.minimum !== undefined) parts.push(`at least ${num(r.minimum)}`);
     if (r.maximum !== undefined) parts.push(`at most ${num(r.maximum)}`);
     return parts.join(', ');
+  },
+  summary(r) {
+    const parts: string[] = [];
+    if (r.minLength !== undefined) parts.push(`at least ${r.minLength} characters`);
+    if (r.maxLength !== undefined) parts.push(`at most ${limitPlain(r.maxLength)} characters`);
+    if (r.minItems !== undefined) parts.push(`at least ${limitPlain(r.minItems)} items`);
+    if (r.maxItems !== undefined) parts.push(`at most ${limitPlain(r.maxItems)} items`);
+    if (r.minimum !== undefined) parts.push(`>= ${r.minimum}`);
+    if (r.maximum !== undefined) parts.push(`<= ${r.maximum}`);
+    return `Bounds: ${parts.join(', ')}.`;
   },
 };

@@ -1,15 +1,8 @@
-import { link, num } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { constName } from '../emitters/events-validators/names.js';
-import type { Severity } from '../ir/types.js';
+import type { CodeListRule, Severity } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { link, num } from '../kit/md.js';
+import { constName } from '../kit/names.js';
 import type { ValueKind } from './kind.js';
-
-export interface CodeListRule {
-  kind: 'code-list';
-  severity: Severity;
-  list: 'currencies' | 'languages';
-  case: 'upper' | 'lower';
-}
 
 /** The constant of each code list, as events-types exports it. */
 const CONSTANTS: Record<CodeListRule['list'], string> = {
@@ -40,6 +33,8 @@ export const codeList: ValueKind<CodeListRule> = {
       ...(r.severity === 'warning' ? site.drop : [site.stop]),
     ]);
   },
-  doc: (r, ctx) =>
-    `a code of the ${link(`${r.list} list`, 'code-lists', r.list)} (${num(ctx.ir.codeLists[r.list].length)} codes, ${r.case} case)`,
+  doc: (r, { ir }) =>
+    `a code of the ${link(`${r.list} list`, 'code-lists', r.list)} (${num(ir.codeLists[r.list].length)} codes, ${r.case} case)`,
+  summary: (r) =>
+    `A code of the ${r.list} list (${r.case} case)${r.severity === 'warning' ? '; otherwise dropped with a warning' : ''}.`,
 };

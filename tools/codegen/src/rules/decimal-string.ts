@@ -1,16 +1,8 @@
-import { limitText, num } from '../emitters/events-docs/md.js';
-import { quote } from '../emitters/events-validators/code.js';
-import type { LimitRef } from '../ir/types.js';
-import { limitRef } from '../model/data.js';
+import type { DecimalStringRule } from '../ir/types.js';
+import { quote } from '../kit/code.js';
+import { limitPlain, limitText, num } from '../kit/md.js';
+import { limitRef } from './context.js';
 import type { ValueKind } from './kind.js';
-
-export interface DecimalStringRule {
-  kind: 'decimal-string';
-  severity: 'failed';
-  exclusiveMinimum?: number;
-  minimum?: number;
-  maximum?: LimitRef;
-}
 
 /** Which bounds a code speaks of; a rule answers with it only when it has them. */
 const ANSWERS: Record<string, (r: DecimalStringRule) => boolean> = {
@@ -50,5 +42,12 @@ export const decimalString: ValueKind<DecimalStringRule> = {
     if (r.minimum !== undefined) parts.push(`at least ${num(r.minimum)}`);
     if (r.maximum) parts.push(`at most ${limitText(r.maximum)}`);
     return parts.join(', ');
+  },
+  summary(r) {
+    const parts = ['A string holding a finite decimal'];
+    if (r.exclusiveMinimum !== undefined) parts.push(`> ${r.exclusiveMinimum}`);
+    if (r.minimum !== undefined) parts.push(`>= ${r.minimum}`);
+    if (r.maximum) parts.push(`<= ${limitPlain(r.maximum)}`);
+    return `${parts.join(', ')}.`;
   },
 };

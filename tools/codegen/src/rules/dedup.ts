@@ -1,13 +1,6 @@
-import { code, duration, limitText } from '../emitters/events-docs/md.js';
-import type { LimitRef } from '../ir/types.js';
+import type { DedupRule } from '../ir/types.js';
+import { code, duration, limitText } from '../kit/md.js';
 import type { ObjectKind } from './kind.js';
-
-export interface DedupRule {
-  kind: 'dedup';
-  severity: 'warning';
-  key: string[];
-  window: LimitRef;
-}
 
 /**
  * `x-dedup` on the batch request (C6): events repeating a key within the window. The batch check runs it
@@ -20,4 +13,5 @@ export const dedup: ObjectKind<DedupRule> = {
   code: () => [],
   doc: (r) =>
     `(${r.key.map(code).join(', ')}) is deduplicated within ${duration(r.window.value)} (${limitText(r.window)} s)`,
+  summary: () => undefined,
 };

@@ -1,14 +1,7 @@
-import { code } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
+import type { DefaultFromContextRule } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { code } from '../kit/md.js';
 import { type ObjectKind, stringParams } from './kind.js';
-
-export interface DefaultFromContextRule {
-  kind: 'default-from-context';
-  severity: 'warning';
-  field: string;
-  when: string;
-  context: 'currency';
-}
 
 /** `when` given without `field`: the field takes the ad account's value (its currency), with a warning. */
 export const defaultFromContext: ObjectKind<DefaultFromContextRule> = {
@@ -33,4 +26,5 @@ export const defaultFromContext: ObjectKind<DefaultFromContextRule> = {
       ]),
     ]),
   doc: (r) => `${code(r.when)} without ${code(r.field)} uses the ad account's ${r.context}`,
+  summary: () => undefined,
 };

@@ -1,16 +1,9 @@
-import { literal } from '../emit/literal.js';
-import { code } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { constName } from '../emitters/events-validators/names.js';
+import type { EnumRule } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { code } from '../kit/md.js';
+import { constName } from '../kit/names.js';
 import type { ValueKind } from './kind.js';
-
-export interface EnumRule {
-  kind: 'enum';
-  severity: 'failed';
-  enum: string;
-  values: string[];
-  caseInsensitive: boolean;
-}
 
 /** Up to this many values are compared inline; more are looked up in a hoisted Set. */
 const INLINE_MAX = 8;
@@ -39,4 +32,6 @@ export const enumRule: ValueKind<EnumRule> = {
     return block(`if (${test}) `, [`${invalid}(o, ${loc}, ${v}, ${allowed});`, stop]);
   },
   doc: (r) => `one of ${r.values.map(code).join(', ')}${r.caseInsensitive ? ' (case-insensitive)' : ''}`,
+  summary: (r) =>
+    `One of ${r.values.map((v) => `\`${v}\``).join(', ')}${r.caseInsensitive ? ' (case-insensitive)' : ''}.`,
 };

@@ -1,8 +1,7 @@
-import { link } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { type BareRule, noParams, type ValueKind } from './kind.js';
-
-export type EventNameRule = BareRule<'event-name', 'failed'>;
+import type { EventNameRule } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { link } from '../kit/md.js';
+import { noParams, type ValueKind } from './kind.js';
 
 /** A standard event name, or a custom one registered for the ad account; stored as registered. */
 export const eventName: ValueKind<EventNameRule> = {
@@ -18,4 +17,5 @@ export const eventName: ValueKind<EventNameRule> = {
     ]),
   doc: () =>
     `a ${link('standard event name', 'event-names')} or a ${link('custom event name', 'custom-events')} registered for the ad account`,
+  summary: () => 'A standard event name, or a custom name registered for the ad account (C10).',
 };

@@ -1,15 +1,8 @@
-import { code } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { fieldBit, pickName } from '../emitters/events-validators/names.js';
+import type { IdsInItemsRule } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { code } from '../kit/md.js';
+import { fieldBit, pickName } from '../kit/names.js';
 import { type ObjectKind, stringParams } from './kind.js';
-
-export interface IdsInItemsRule {
-  kind: 'ids-in-items';
-  severity: 'warning';
-  ids: string;
-  items: string;
-  key: string;
-}
 
 const PARAMS = ['ids', 'items', 'key'] as const;
 
@@ -35,4 +28,5 @@ export const idsInItems: ObjectKind<IdsInItemsRule> = {
       ]),
     ]),
   doc: (r) => `every ${code(r.ids)} entry should be the ${code(r.key)} of an entry of ${code(r.items)}`,
+  summary: () => undefined,
 };

@@ -1,3 +1,4 @@
+import type { RuleIR, RuleKind } from '../ir/types.js';
 import { agreesWith } from './agrees-with.js';
 import { bounds } from './bounds.js';
 import { codeList } from './code-list.js';
@@ -8,7 +9,7 @@ import { enumRule } from './enum.js';
 import { eventName } from './event-name.js';
 import { idsInItems } from './ids-in-items.js';
 import { ipAddress } from './ip-address.js';
-import type { RuleKindModule, RuleOf } from './kind.js';
+import type { RuleKindModule } from './kind.js';
 import { pattern } from './pattern.js';
 import { positiveForEvents } from './positive-for-events.js';
 import { recommendedFieldsRule } from './recommended-fields.js';
@@ -21,9 +22,14 @@ import { unknownKeys } from './unknown-keys.js';
 import { url } from './url.js';
 import { userAgent } from './user-agent.js';
 
+/** The module of each kind of the IR's `RuleIR`, for that kind's rule. */
+type Modules = { [K in RuleKind]: RuleKindModule<Extract<RuleIR, { kind: K }>> };
+
 /**
- * Every rule kind, by the name the spec and messages.yaml give it. A new kind is a module of this folder, a
- * line here, and its runtime in packages/events-validators/src/lib (C104).
+ * Every rule kind, by the name the spec and messages.yaml give it. A new kind is its rule type in the IR
+ * (src/ir/types.ts), a module of this folder, a line here, and its runtime in
+ * packages/events-validators/src/lib (C104). The table must hold a module for every rule type of the IR and
+ * no other (a missing, extra or mismatched kind is a type error).
  */
 export const RULE_KINDS = {
   required,
@@ -47,14 +53,7 @@ export const RULE_KINDS = {
   'positive-for-events': positiveForEvents,
   'recommended-fields': recommendedFieldsRule,
   dedup,
-};
-
-type Kinds = typeof RULE_KINDS;
-
-/** One rule on a field, an array item, an object or a batch: the rule of one of the kinds above. */
-export type RuleIR = { [K in keyof Kinds]: RuleOf<Kinds[K]> }[keyof Kinds];
-
-export type RuleKind = RuleIR['kind'];
+} satisfies Modules;
 
 /**
  * Message kinds no rule names: `integer-exact` is part of the JSON type check of integer fields (C38);

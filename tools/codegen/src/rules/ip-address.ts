@@ -1,7 +1,6 @@
-import { block, quote } from '../emitters/events-validators/code.js';
-import { type BareRule, noParams, type ValueKind } from './kind.js';
-
-export type IpAddressRule = BareRule<'ip-address', 'warning'>;
+import type { IpAddressRule } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { noParams, type ValueKind } from './kind.js';
 
 /** A valid IPv4 or IPv6 address, not all zeros; anything else is dropped with a warning saying why. */
 export const ipAddress: ValueKind<IpAddressRule> = {
@@ -19,4 +18,5 @@ export const ipAddress: ValueKind<IpAddressRule> = {
       ]),
     ]),
   doc: () => 'a valid IPv4 or IPv6 address, not all zeros',
+  summary: () => 'A valid IPv4 or IPv6 address, not all zeros; otherwise dropped with a warning.',
 };

@@ -1,20 +1,18 @@
-import type { DocsContext } from '../emitters/events-docs/context.js';
-import type { FileScope } from '../emitters/events-validators/scope.js';
-import type { Site } from '../emitters/events-validators/site.js';
-import type { IR, SchemaIR, Severity } from '../ir/types.js';
+import type { IR, RuleBase, SchemaIR, Severity } from '../ir/types.js';
+import type { FileScope } from '../kit/scope.js';
+import type { Site } from '../kit/site.js';
 import type { Reader } from '../load/reader.js';
-import type { SchemaContext } from '../model/schemas.js';
-
-/** What every rule of the IR has: the kind selects its module, the severity its message codes. */
-export interface RuleBase {
-  kind: string;
-  severity: Severity | 'request';
-}
+import type { SchemaContext } from './context.js';
 
 /** Where the generated check of a rule stands, with what the emitter knows there. */
 export interface EmitAt {
   ir: IR;
   scope: FileScope;
+}
+
+/** What the docs know where a rule's words stand (their page context has it). */
+export interface DocAt {
+  ir: IR;
 }
 
 interface Common<R extends RuleBase> {
@@ -28,7 +26,12 @@ interface Common<R extends RuleBase> {
    */
   parse?: { params: readonly string[]; read(r: Reader, ctx: SchemaContext): R };
   /** What the rule checks, in words, for the docs' field tables; undefined when the columns already say it. */
-  doc(r: R, ctx: DocsContext): string | undefined;
+  doc(r: R, at: DocAt): string | undefined;
+  /**
+   * What the rule checks, in one plain sentence for the JSDoc of the generated types (an editor's hover);
+   * undefined when the type already says it, and for object kinds (the types document fields).
+   */
+  summary(r: R): string | undefined;
   /** Of the kind's codes at the rule's severity, whether this rule can answer with `code` (docs). */
   answers?(r: R, code: string): boolean;
   /**
@@ -59,9 +62,6 @@ export interface ObjectKind<R extends RuleBase> extends Common<R> {
 /** One rule kind: how it is read from the spec, the check the validators get, and its words in the docs. */
 export type RuleKindModule<R extends RuleBase> = ValueKind<R> | ObjectKind<R>;
 
-/** The rule type a module handles. */
-export type RuleOf<M> = M extends RuleKindModule<infer R> ? R : never;
-
 /** The parse of a kind whose x-rules entry has no parameter: every rule of it is the same. */
 export function noParams<R extends RuleBase>(rule: R): NonNullable<Common<R>['parse']> {
   return { params: [], read: () => ({ ...rule }) };
@@ -70,10 +70,4 @@ export function noParams<R extends RuleBase>(rule: R): NonNullable<Common<R>['pa
 /** The string parameters `names` of an x-rules entry, by name. */
 export function stringParams<K extends string>(r: Reader, names: readonly K[]): Record<K, string> {
   return Object.fromEntries(names.map((n) => [n, r.at(n).string()])) as Record<K, string>;
-}
-
-/** A rule of a kind that has no parameter. */
-export interface BareRule<K extends string, S extends RuleBase['severity']> {
-  kind: K;
-  severity: S;
 }

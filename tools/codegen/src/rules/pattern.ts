@@ -1,14 +1,8 @@
-import { code } from '../emitters/events-docs/md.js';
-import { block, quote, regexLiteral } from '../emitters/events-validators/code.js';
-import { constName } from '../emitters/events-validators/names.js';
-import type { Severity } from '../ir/types.js';
+import type { PatternRule } from '../ir/types.js';
+import { block, quote, regexLiteral } from '../kit/code.js';
+import { code } from '../kit/md.js';
+import { constName } from '../kit/names.js';
 import type { ValueKind } from './kind.js';
-
-export interface PatternRule {
-  kind: 'pattern';
-  severity: Severity;
-  pattern: string;
-}
 
 /** The `pattern` keyword; `x-severity: warning` drops a mismatching value instead of failing the event. */
 export const pattern: ValueKind<PatternRule> = {
@@ -27,4 +21,6 @@ export const pattern: ValueKind<PatternRule> = {
     ]);
   },
   doc: (r) => `matches ${code(r.pattern)}`,
+  summary: (r) =>
+    `Matches \`${r.pattern}\`${r.severity === 'warning' ? ' (otherwise dropped with a warning)' : ''}.`,
 };

@@ -1,24 +1,9 @@
-import { schemaAt } from '../emit/spec-at.js';
-import { code, words } from '../emitters/events-docs/md.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { eventNameField } from '../emitters/events-validators/model.js';
-import type { Severity } from '../ir/types.js';
+import type { PositiveForEventsRule, Severity } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { eventNameField } from '../kit/lookup.js';
+import { code, words } from '../kit/md.js';
+import { schemaAt } from '../kit/spec-at.js';
 import type { ObjectKind } from './kind.js';
-
-/**
- * C86, C120: `in.field`, a decimal string, must be greater than 0 on the events of a group (a zero fails the
- * event); on every other event a zero is processed, with a warning when `elsewhere` is `warning` (C120) or
- * without one when it is `accepted` (C86 before C120).
- */
-export interface PositiveForEventsRule {
-  kind: 'positive-for-events';
-  severity: 'failed';
-  in: string;
-  field: string;
-  group: string;
-  eventNames: string[];
-  elsewhere: 'warning' | 'accepted';
-}
 
 /** The code of each outcome: a zero on the group's events, and on another event when it warns. */
 const CODES = { failed: 'zero_value_on_event', warning: 'zero_value_kept' } as const;
@@ -71,4 +56,5 @@ export const positiveForEvents: ObjectKind<PositiveForEventsRule> = {
         ? 'a zero on another event is processed with a warning (C120)'
         : 'zero is accepted on other events (C86)'
     }`,
+  summary: () => undefined,
 };

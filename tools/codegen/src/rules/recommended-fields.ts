@@ -1,14 +1,12 @@
-import { literal } from '../emit/literal.js';
-import { schemaAt } from '../emit/spec-at.js';
-import { block, quote } from '../emitters/events-validators/code.js';
-import { eventNameField } from '../emitters/events-validators/model.js';
-import { constName } from '../emitters/events-validators/names.js';
-import { actionSourceField, recommendedFields } from '../emitters/events-validators/recommended.js';
-import type { FileScope } from '../emitters/events-validators/scope.js';
-import type { IR, SchemaIR } from '../ir/types.js';
-import { type BareRule, noParams, type ObjectKind } from './kind.js';
-
-export type RecommendedFieldsRule = BareRule<'recommended-fields', 'warning'>;
+import type { IR, RecommendedFieldsRule, SchemaIR } from '../ir/types.js';
+import { block, quote } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { eventNameField } from '../kit/lookup.js';
+import { constName } from '../kit/names.js';
+import { actionSourceField, recommendedFields } from '../kit/recommended.js';
+import type { FileScope } from '../kit/scope.js';
+import { schemaAt } from '../kit/spec-at.js';
+import { noParams, type ObjectKind } from './kind.js';
 
 /** One warning listing what the spec recommends (`x-recommended`) and the event lacks (C4, C88). */
 function recommendedCode(ir: IR, schema: SchemaIR, scope: FileScope): string[] {
@@ -72,4 +70,5 @@ export const recommendedFieldsRule: ObjectKind<RecommendedFieldsRule> = {
   code: (_r, schema, { ir, scope }) => recommendedCode(ir, schema, scope),
   doc: () =>
     'below the match-quality threshold, one warning names the missing recommended fields that raise it most (C88)',
+  summary: () => undefined,
 };

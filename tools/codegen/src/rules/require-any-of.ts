@@ -1,14 +1,9 @@
-import { literal } from '../emit/literal.js';
-import { code, words } from '../emitters/events-docs/md.js';
-import { quote } from '../emitters/events-validators/code.js';
-import { constName } from '../emitters/events-validators/names.js';
+import type { RequireAnyOfRule } from '../ir/types.js';
+import { quote } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { code, words } from '../kit/md.js';
+import { constName } from '../kit/names.js';
 import type { ObjectKind } from './kind.js';
-
-export interface RequireAnyOfRule {
-  kind: 'require-any-of';
-  severity: 'failed';
-  alternatives: string[][];
-}
 
 /** The object needs every field of at least one of the alternatives (user_data identifiers). */
 export const requireAnyOf: ObjectKind<RequireAnyOfRule> = {
@@ -47,4 +42,5 @@ export const requireAnyOf: ObjectKind<RequireAnyOfRule> = {
       r.alternatives.map((alt) => words(alt.map(code))),
       'or',
     )}`,
+  summary: () => undefined,
 };

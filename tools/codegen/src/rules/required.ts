@@ -1,6 +1,5 @@
-import type { BareRule, ValueKind } from './kind.js';
-
-export type RequiredRule = BareRule<'required', 'failed'>;
+import type { RequiredRule } from '../ir/types.js';
+import type { ValueKind } from './kind.js';
 
 /** A field the object must have. The object's check tests every required key after its key pass. */
 export const required: ValueKind<RequiredRule> = {
@@ -9,4 +8,6 @@ export const required: ValueKind<RequiredRule> = {
   code: () => [],
   // The Required column of the field tables says it.
   doc: () => undefined,
+  // The property's optional mark says it.
+  summary: () => undefined,
 };

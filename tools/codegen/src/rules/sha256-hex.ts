@@ -1,7 +1,6 @@
-import { block } from '../emitters/events-validators/code.js';
-import { type BareRule, noParams, type ValueKind } from './kind.js';
-
-export type Sha256HexRule = BareRule<'sha256-hex', 'warning'>;
+import type { Sha256HexRule } from '../ir/types.js';
+import { block } from '../kit/code.js';
+import { noParams, type ValueKind } from './kind.js';
 
 /** A SHA-256 hex digest (C4): other values are dropped with a warning, upper case is lowered. */
 export const sha256Hex: ValueKind<Sha256HexRule> = {
@@ -16,4 +15,5 @@ export const sha256Hex: ValueKind<Sha256HexRule> = {
       ...block('if (h === 2) ', site.set(`${site.v}.toLowerCase()`)),
     ]),
   doc: () => 'a lower-case SHA-256 hex digest (64 characters)',
+  summary: () => 'A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.',
 };

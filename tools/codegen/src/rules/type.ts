@@ -1,12 +1,5 @@
-import type { TypeIR } from '../ir/types.js';
+import type { TypeRule } from '../ir/types.js';
 import type { ValueKind } from './kind.js';
-
-export interface TypeRule {
-  kind: 'type';
-  severity: 'failed';
-  expected: TypeIR;
-  nullable: boolean;
-}
 
 /**
  * The JSON type of a value. Its check opens the checks of every field and item (the other kinds run on a
@@ -18,4 +11,6 @@ export const type: ValueKind<TypeRule> = {
   code: () => [],
   // The Type column of the field tables says it.
   doc: () => undefined,
+  // The property's type says it.
+  summary: () => undefined,
 };

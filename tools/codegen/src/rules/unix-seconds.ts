@@ -1,16 +1,8 @@
-import { duration, limitText, num } from '../emitters/events-docs/md.js';
-import { quote } from '../emitters/events-validators/code.js';
-import type { LimitRef } from '../ir/types.js';
-import { limitRef } from '../model/data.js';
+import type { UnixSecondsRule } from '../ir/types.js';
+import { quote } from '../kit/code.js';
+import { duration, limitText, num } from '../kit/md.js';
+import { limitRef } from './context.js';
 import type { ValueKind } from './kind.js';
-
-export interface UnixSecondsRule {
-  kind: 'unix-seconds';
-  severity: 'failed';
-  maxAge: LimitRef;
-  maxFuture: LimitRef;
-  milliseconds: LimitRef;
-}
 
 /** A time in Unix seconds within an age and a lead; a value that looks like milliseconds is named so. */
 export const unixSeconds: ValueKind<UnixSecondsRule> = {
@@ -31,4 +23,6 @@ export const unixSeconds: ValueKind<UnixSecondsRule> = {
   ],
   doc: (r) =>
     `Unix seconds; at most ${duration(r.maxAge.value)} old (${limitText(r.maxAge)} s) and ${duration(r.maxFuture.value)} ahead (${limitText(r.maxFuture)} s); ${num(r.milliseconds.value)} or more is taken for milliseconds`,
+  summary: (r) =>
+    `Unix seconds; at most ${r.maxAge.value} s old and ${r.maxFuture.value} s ahead; values >= ${r.milliseconds.value} are taken for milliseconds.`,
 };

@@ -1,10 +1,5 @@
-import type { Severity } from '../ir/types.js';
+import type { UnknownKeysRule } from '../ir/types.js';
 import type { ObjectKind } from './kind.js';
-
-export interface UnknownKeysRule {
-  kind: 'unknown-keys';
-  severity: Severity | 'request';
-}
 
 /**
  * `x-unknown-keys`: what a key the schema does not name does (C4). Its check is the default branch of the
@@ -20,4 +15,5 @@ export const unknownKeys: ObjectKind<UnknownKeysRule> = {
       : r.severity === 'failed'
         ? 'unknown keys fail the event'
         : 'unknown keys are dropped with a warning',
+  summary: () => undefined,
 };

@@ -1,13 +1,8 @@
-import { literal } from '../emit/literal.js';
-import { block, orList, quote } from '../emitters/events-validators/code.js';
-import { constName } from '../emitters/events-validators/names.js';
+import type { UrlRule } from '../ir/types.js';
+import { block, orList, quote } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { constName } from '../kit/names.js';
 import type { ValueKind } from './kind.js';
-
-export interface UrlRule {
-  kind: 'url';
-  severity: 'failed';
-  schemes: string[];
-}
 
 /** An absolute URL of one of the schemes given. */
 export const url: ValueKind<UrlRule> = {
@@ -30,4 +25,5 @@ export const url: ValueKind<UrlRule> = {
     ]);
   },
   doc: (r) => `an absolute ${r.schemes.join(' or ')} URL`,
+  summary: (r) => `An absolute ${r.schemes.join('/')} URL.`,
 };

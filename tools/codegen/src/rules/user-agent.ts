@@ -1,11 +1,9 @@
-import { literal } from '../emit/literal.js';
-import { code, words } from '../emitters/events-docs/md.js';
-import { block, escapeRegex, quote, regexLiteral } from '../emitters/events-validators/code.js';
-import type { FileScope } from '../emitters/events-validators/scope.js';
-import type { IR } from '../ir/types.js';
-import { type BareRule, noParams, type ValueKind } from './kind.js';
-
-export type UserAgentRule = BareRule<'user-agent', 'warning'>;
+import type { IR, UserAgentRule } from '../ir/types.js';
+import { block, escapeRegex, quote, regexLiteral } from '../kit/code.js';
+import { literal } from '../kit/literal.js';
+import { code, words } from '../kit/md.js';
+import type { FileScope } from '../kit/scope.js';
+import { noParams, type ValueKind } from './kind.js';
 
 /** The user-agent rule constant (spec/data/normalization.yaml userAgent), compiled once. */
 function ruleConstant(ir: IR, scope: FileScope): string {
@@ -57,11 +55,12 @@ export const userAgent: ValueKind<UserAgentRule> = {
         ...site.drop,
       ]),
     ]),
-  doc(_r, ctx) {
-    const ua = ctx.ir.normalization.userAgent;
+  doc(_r, { ir }) {
+    const ua = ir.normalization.userAgent;
     return `a full browser User-Agent with product/version tokens; never ${words(
       ua.rejectValues.map((v) => code(v)),
       'or',
     )}; no bots (${ua.botPatterns.map(code).join(', ')})`;
   },
+  summary: () => 'A full browser User-Agent; empty, `Other` or bot values are dropped with a warning.',
 };

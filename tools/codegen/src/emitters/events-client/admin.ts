@@ -1,9 +1,9 @@
 import { type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
-import { doc, literal, quote } from '../../emit/literal.js';
-import { specAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR, ParameterIR } from '../../ir/types.js';
+import { doc, literal, quote } from '../../kit/literal.js';
+import { specAt } from '../../kit/spec-at.js';
 import { type Obj, operation, rawResponses, successStatus } from './operations.js';
 
 /**

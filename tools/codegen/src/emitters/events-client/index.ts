@@ -1,9 +1,9 @@
 import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { dataAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
+import { dataAt } from '../../kit/spec-at.js';
 import { adminFile } from './admin.js';
 import { components, operation, retryAfterName } from './operations.js';
 

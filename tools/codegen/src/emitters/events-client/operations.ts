@@ -1,5 +1,5 @@
-import { specAt } from '../../emit/spec-at.js';
 import type { IR, OperationIR } from '../../ir/types.js';
+import { specAt } from '../../kit/spec-at.js';
 
 /**
  * What the client's runtime needs of one operation, for the sender's operations and the admin ones alike:

@@ -1,5 +1,5 @@
-import { dataAt, schemaAt, specAt } from '../../emit/spec-at.js';
 import type { FieldIR, IR, LimitIR, MessageIR, OperationIR, SchemaIR, TypeIR } from '../../ir/types.js';
+import { dataAt, schemaAt, specAt } from '../../kit/spec-at.js';
 
 /** One object of the event tree, with the path prefix its fields have in messages (`custom_data.`). */
 export interface Section {

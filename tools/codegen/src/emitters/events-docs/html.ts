@@ -1,5 +1,5 @@
 import { Marked, type Tokens } from 'marked';
-import { slug } from './md.js';
+import { slug } from '../../kit/md.js';
 
 /** Page file names: the index is README.md in reference/ (GitHub shows it) and index.html in public/. */
 export function mdFile(pageSlug: string): string {

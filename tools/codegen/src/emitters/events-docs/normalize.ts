@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { dataAt } from '../../emit/spec-at.js';
 import type { IR, NamedCodeIR } from '../../ir/types.js';
+import { dataAt } from '../../kit/spec-at.js';
 
 /**
  * The worked example of C5: a fixed raw value per normalization kind, normalized with the steps the spec

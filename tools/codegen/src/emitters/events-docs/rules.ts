@@ -1,7 +1,7 @@
 import type { FieldIR, MessageIR, RecommendedIR, RuleIR, TypeIR } from '../../ir/types.js';
+import { code, link, words } from '../../kit/md.js';
 import { kindOf } from '../../rules/index.js';
 import type { DocsContext } from './context.js';
-import { code, link, words } from './md.js';
 
 export function typeText(t: TypeIR): string {
   switch (t.kind) {

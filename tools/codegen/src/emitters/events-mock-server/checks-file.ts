@@ -1,6 +1,5 @@
 import type { StatementStructures } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
-import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type {
   FieldIR,
@@ -12,6 +11,7 @@ import type {
   SchemaIR,
   TypeIR,
 } from '../../ir/types.js';
+import { dataAt, specAt } from '../../kit/spec-at.js';
 
 /**
  * request-checks.gen.ts: the request-level checks (C2 row 400) of every body and query the spec declares,

@@ -1,8 +1,8 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { dataAt, specAt } from '../../emit/spec-at.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR, OperationIR } from '../../ir/types.js';
+import { dataAt, specAt } from '../../kit/spec-at.js';
 import { checksFile } from './checks-file.js';
 
 /**

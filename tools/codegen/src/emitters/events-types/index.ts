@@ -1,8 +1,8 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile, Emitter } from '../../emit/emitter.js';
-import { constantName } from '../../emit/literal.js';
 import { constStatement, tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
+import { constantName } from '../../kit/literal.js';
 import { enumAlias, genericSchemas, schemaInterface } from './schemas.js';
 
 const DIR = 'packages/events-types/src/generated';

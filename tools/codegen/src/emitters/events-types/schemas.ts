@@ -4,8 +4,9 @@ import {
   StructureKind,
   type TypeAliasDeclarationStructure,
 } from 'ts-morph';
-import { doc } from '../../emit/literal.js';
 import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
+import { doc } from '../../kit/literal.js';
+import { kindOf } from '../../rules/index.js';
 
 export const GENERIC = 'TCustomEventName';
 
@@ -43,54 +44,9 @@ export function tsType(t: TypeIR, generic: Set<string>): string {
   }
 }
 
-function limitText(v: { key: string; value: number } | number): string {
-  return typeof v === 'number' ? String(v) : `${v.value} (limit \`${v.key}\`)`;
-}
-
-/** One line per rule, in words, so an editor hover says what the service checks. */
-export function ruleSummary(r: RuleIR): string | undefined {
-  switch (r.kind) {
-    case 'required':
-    case 'type':
-      return undefined;
-    case 'enum':
-      return `One of ${r.values.map((v) => `\`${v}\``).join(', ')}${r.caseInsensitive ? ' (case-insensitive)' : ''}.`;
-    case 'bounds': {
-      const parts: string[] = [];
-      if (r.minLength !== undefined) parts.push(`at least ${r.minLength} characters`);
-      if (r.maxLength !== undefined) parts.push(`at most ${limitText(r.maxLength)} characters`);
-      if (r.minItems !== undefined) parts.push(`at least ${limitText(r.minItems)} items`);
-      if (r.maxItems !== undefined) parts.push(`at most ${limitText(r.maxItems)} items`);
-      if (r.minimum !== undefined) parts.push(`>= ${r.minimum}`);
-      if (r.maximum !== undefined) parts.push(`<= ${r.maximum}`);
-      return `Bounds: ${parts.join(', ')}.`;
-    }
-    case 'pattern':
-      return `Matches \`${r.pattern}\`${r.severity === 'warning' ? ' (otherwise dropped with a warning)' : ''}.`;
-    case 'event-name':
-      return 'A standard event name, or a custom name registered for the ad account (C10).';
-    case 'unix-seconds':
-      return `Unix seconds; at most ${r.maxAge.value} s old and ${r.maxFuture.value} s ahead; values >= ${r.milliseconds.value} are taken for milliseconds.`;
-    case 'url':
-      return `An absolute ${r.schemes.join('/')} URL.`;
-    case 'code-list':
-      return `A code of the ${r.list} list (${r.case} case)${r.severity === 'warning' ? '; otherwise dropped with a warning' : ''}.`;
-    case 'ip-address':
-      return 'A valid IPv4 or IPv6 address, not all zeros; otherwise dropped with a warning.';
-    case 'user-agent':
-      return 'A full browser User-Agent; empty, `Other` or bot values are dropped with a warning.';
-    case 'sha256-hex':
-      return 'A lower-case SHA-256 hex digest (64 characters); other values are dropped with a warning.';
-    case 'decimal-string': {
-      const parts = ['A string holding a finite decimal'];
-      if (r.exclusiveMinimum !== undefined) parts.push(`> ${r.exclusiveMinimum}`);
-      if (r.minimum !== undefined) parts.push(`>= ${r.minimum}`);
-      if (r.maximum) parts.push(`<= ${limitText(r.maximum)}`);
-      return `${parts.join(', ')}.`;
-    }
-    default:
-      return undefined;
-  }
+/** One line per rule, in words, so an editor hover says what the service checks (its kind's `summary`). */
+function ruleSummary(r: RuleIR): string | undefined {
+  return kindOf(r).summary(r);
 }
 
 function fieldDocs(f: FieldIR): string[] {

@@ -1,9 +1,9 @@
 import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
-import { block, describeItem, quote } from './code.js';
-import { checkName, fieldBit } from './names.js';
+import { block, describeItem, quote } from '../../kit/code.js';
+import { checkName, fieldBit } from '../../kit/names.js';
+import type { FileScope } from '../../kit/scope.js';
+import { fieldSite, itemSite, type Site } from '../../kit/site.js';
 import { mayChange, ruleCode } from './rules.js';
-import type { FileScope } from './scope.js';
-import { fieldSite, itemSite, type Site } from './site.js';
 
 function enumValues(ir: IR, t: TypeIR): string[] | undefined {
   return t.kind === 'ref' && t.target === 'enum'

@@ -1,6 +1,6 @@
 import type { EmittedFile } from '../../emit/emitter.js';
-import { literal } from '../../emit/literal.js';
 import { tsFile } from '../../emit/ts-file.js';
+import { literal } from '../../kit/literal.js';
 import type { ValidatorModel } from './model.js';
 import { structuralSchemas } from './structural.js';
 

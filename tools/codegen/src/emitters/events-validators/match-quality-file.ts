@@ -1,9 +1,9 @@
 import type { EmittedFile } from '../../emit/emitter.js';
-import { literal } from '../../emit/literal.js';
-import { schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
+import { literal } from '../../kit/literal.js';
+import { actionSourceField, recommendedFields } from '../../kit/recommended.js';
+import { schemaAt } from '../../kit/spec-at.js';
 import type { ValidatorModel } from './model.js';
-import { actionSourceField, recommendedFields } from './recommended.js';
 
 /**
  * match-quality.gen.ts (C67): the tables `matchQuality` reads, from the spec's own markings: the identifier

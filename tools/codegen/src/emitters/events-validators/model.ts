@@ -1,5 +1,6 @@
-import { schemaAt } from '../../emit/spec-at.js';
-import type { FieldIR, IR, RuleIR, SchemaIR, TypeIR } from '../../ir/types.js';
+import type { FieldIR, IR, RuleIR, SchemaIR } from '../../ir/types.js';
+import { refName, schemaByName } from '../../kit/lookup.js';
+import { schemaAt } from '../../kit/spec-at.js';
 import { Reader } from '../../load/reader.js';
 
 export type DedupRule = Extract<RuleIR, { kind: 'dedup' }>;
@@ -18,18 +19,6 @@ export interface ValidatorModel {
   timeField: string;
   /** Every object schema reachable from the event, the event first, then by name. */
   schemas: SchemaIR[];
-}
-
-export function refName(t: TypeIR): string | undefined {
-  if (t.kind === 'ref' && t.target === 'object') return t.name;
-  if (t.kind === 'array') return refName(t.items);
-  return undefined;
-}
-
-export function schemaByName(ir: IR, name: string): SchemaIR {
-  const s = ir.schemas.find((x) => x.name === name);
-  if (!s) throw new Error(`events-validators: no object schema ${name}`);
-  return s;
 }
 
 export function validatorModel(ir: IR): ValidatorModel {
@@ -77,9 +66,4 @@ export function validatorModel(ir: IR): ValidatorModel {
     timeField: times[0]!.name,
     schemas: [event, ...others.map((n) => schemaByName(ir, n))],
   };
-}
-
-/** The field of an object holding its event name (the one with the event-name rule), if it has one. */
-export function eventNameField(schema: SchemaIR): FieldIR | undefined {
-  return schema.fields.find((f) => f.rules.some((r) => r.kind === 'event-name'));
 }

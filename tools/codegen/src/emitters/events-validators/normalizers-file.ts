@@ -1,11 +1,12 @@
 import type { EmittedFile } from '../../emit/emitter.js';
-import { doc, literal } from '../../emit/literal.js';
-import { dataAt, schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { TypeIR } from '../../ir/types.js';
-import { camel, pascal, quote } from './code.js';
-import { refName, type ValidatorModel } from './model.js';
-import { FileScope } from './scope.js';
+import { camel, pascal, quote } from '../../kit/code.js';
+import { doc, literal } from '../../kit/literal.js';
+import { refName } from '../../kit/lookup.js';
+import { FileScope } from '../../kit/scope.js';
+import { dataAt, schemaAt } from '../../kit/spec-at.js';
+import type { ValidatorModel } from './model.js';
 
 /** Normalization steps the runtime implements (packages/events-validators/src/lib/normalize-steps.ts). */
 const STEPS = new Set([

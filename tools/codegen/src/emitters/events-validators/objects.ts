@@ -1,12 +1,12 @@
 import { type FunctionDeclarationStructure, StructureKind } from 'ts-morph';
-import { doc, literal } from '../../emit/literal.js';
-import { schemaAt } from '../../emit/spec-at.js';
 import type { IR, SchemaIR } from '../../ir/types.js';
-import { block, quote } from './code.js';
+import { block, quote } from '../../kit/code.js';
+import { doc, literal } from '../../kit/literal.js';
+import { checkName, constName, fieldBit, pickName } from '../../kit/names.js';
+import type { FileScope } from '../../kit/scope.js';
+import { schemaAt } from '../../kit/spec-at.js';
 import { fieldCase } from './fields.js';
-import { checkName, constName, fieldBit, pickName } from './names.js';
 import { objectRuleCode } from './rules.js';
-import type { FileScope } from './scope.js';
 
 const PARAMS = [
   { name: 's', type: 'Record<string, unknown>' },

@@ -1,10 +1,10 @@
 import type { EmittedFile } from '../../emit/emitter.js';
-import { dataAt, schemaAt } from '../../emit/spec-at.js';
 import { tsFile } from '../../emit/ts-file.js';
 import type { IR } from '../../ir/types.js';
-import { block, limitValue, quote } from './code.js';
+import { block, limitValue, quote } from '../../kit/code.js';
+import { FileScope } from '../../kit/scope.js';
+import { dataAt, schemaAt } from '../../kit/spec-at.js';
 import type { ValidatorModel } from './model.js';
-import { FileScope } from './scope.js';
 
 /** Path of the body itself in request-level details. */
 const BODY = 'body';

@@ -1,7 +1,7 @@
 import type { IR, RuleIR, SchemaIR } from '../../ir/types.js';
+import type { FileScope } from '../../kit/scope.js';
+import type { Site } from '../../kit/site.js';
 import { kindOf } from '../../rules/index.js';
-import type { FileScope } from './scope.js';
-import type { Site } from './site.js';
 
 /** Code checking one rule on a value whose JSON type is already right (src/rules/<kind>.ts emits it). */
 export function ruleCode(ir: IR, r: RuleIR, site: Site, scope: FileScope): string[] {

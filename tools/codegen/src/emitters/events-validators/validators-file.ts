@@ -1,11 +1,11 @@
 import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { EmittedFile } from '../../emit/emitter.js';
 import { tsFile } from '../../emit/ts-file.js';
+import { checkName } from '../../kit/names.js';
+import { FileScope } from '../../kit/scope.js';
 import { holdsSensitive } from './fields.js';
 import type { ValidatorModel } from './model.js';
-import { checkName } from './names.js';
 import { pickFunction, schemaFunction } from './objects.js';
-import { FileScope } from './scope.js';
 
 /** validators.gen.ts: one straight-line check per object schema the event reaches, and the entry point. */
 export function validatorsFile(dir: string, m: ValidatorModel): EmittedFile {

@@ -1,5 +1,5 @@
+import { blocks, code, link, list, table, words } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, link, list, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 export const authenticationPage: Page = {

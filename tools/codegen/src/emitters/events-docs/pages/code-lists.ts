@@ -1,5 +1,5 @@
+import { blocks, code, link, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, link, table } from '../md.js';
 import type { Page } from './page.js';
 
 export const codeListsPage: Page = {

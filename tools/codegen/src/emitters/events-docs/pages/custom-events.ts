@@ -1,5 +1,5 @@
+import { blocks, code, limitText, link, list, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, limitText, link, list, table } from '../md.js';
 import { authText, paramRows, schemaTable } from './endpoint.js';
 import { usageText } from './event-names.js';
 import type { Page } from './page.js';

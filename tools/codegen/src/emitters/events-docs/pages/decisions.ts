@@ -1,6 +1,6 @@
 import type { DecisionIR } from '../../../ir/types.js';
+import { blocks, code, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, table } from '../md.js';
 import type { Page } from './page.js';
 
 /** A link to a record on the decisions page, from any page (`[C6](decisions.md#C6)`). */

@@ -1,7 +1,7 @@
 import type { OperationIR, ParameterIR } from '../../../ir/types.js';
+import { blocks, code, limitText, link, list, table, words } from '../../../kit/md.js';
 import { type DocsContext, objectRef } from '../context.js';
 import { dig } from '../examples.js';
-import { blocks, code, limitText, link, list, table, words } from '../md.js';
 import { fieldType, typeText } from '../rules.js';
 import type { Page } from './page.js';
 

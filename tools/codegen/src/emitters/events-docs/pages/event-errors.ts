@@ -1,5 +1,5 @@
+import { blocks, code, duration, link, list, num, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, duration, link, list, num, table } from '../md.js';
 import { ruleCodes } from '../rules.js';
 import type { Page } from './page.js';
 

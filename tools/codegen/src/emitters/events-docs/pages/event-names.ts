@@ -1,5 +1,5 @@
+import { blocks, code, limitText, link, list, table, words } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, limitText, link, list, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 /** `conversion_reporting` -> `Conversion reporting`. */

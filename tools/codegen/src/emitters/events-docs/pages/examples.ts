@@ -1,6 +1,6 @@
+import { blocks, code, fence, json, link, list } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import type { ExamplesFile } from '../examples.js';
-import { blocks, code, fence, json, link, list } from '../md.js';
 import type { Page } from './page.js';
 
 export function curl(ctx: DocsContext, ex: ExamplesFile, test: boolean): string {

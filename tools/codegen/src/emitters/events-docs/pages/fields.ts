@@ -1,6 +1,6 @@
 import type { FieldIR } from '../../../ir/types.js';
+import { blocks, code, link, list, slug, table } from '../../../kit/md.js';
 import type { DocsContext, Section } from '../context.js';
-import { blocks, code, link, list, slug, table } from '../md.js';
 import { fieldType, outcomes, recommendedText, ruleCodes, ruleText } from '../rules.js';
 import type { Page } from './page.js';
 

@@ -1,6 +1,6 @@
 import type { LimitRef, RuleIR } from '../../../ir/types.js';
+import { blocks, code, duration, link, num, table, words } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, duration, link, num, table, words } from '../md.js';
 import { linkDecisionIds } from './decisions.js';
 import type { Page } from './page.js';
 

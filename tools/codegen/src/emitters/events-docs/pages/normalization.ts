@@ -1,6 +1,6 @@
+import { blocks, code, fence, link, list, table, words } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import type { ExamplesFile } from '../examples.js';
-import { blocks, code, fence, link, list, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 export const normalizationPage: Page = {

@@ -1,6 +1,6 @@
+import { blocks, code, link, list, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import type { ExamplesFile } from '../examples.js';
-import { blocks, code, link, list, table } from '../md.js';
 import { curl } from './examples.js';
 import type { Page } from './page.js';
 

@@ -1,7 +1,7 @@
 import type { RateLimitWindowIR } from '../../../ir/types.js';
+import { blocks, code, duration, fence, json, link, list, num, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import { dig } from '../examples.js';
-import { blocks, code, duration, fence, json, link, list, num, table } from '../md.js';
 import type { Page } from './page.js';
 
 export function windowText(w: RateLimitWindowIR): string {

@@ -1,6 +1,6 @@
+import { blocks, code, json, link, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import { dig } from '../examples.js';
-import { blocks, code, json, link, table } from '../md.js';
 import { schemaTable } from './endpoint.js';
 import type { Page } from './page.js';
 

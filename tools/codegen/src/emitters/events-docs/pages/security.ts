@@ -1,7 +1,7 @@
-import { dataAt, specAt } from '../../../emit/spec-at.js';
 import type { OperationIR, SecuritySchemeIR } from '../../../ir/types.js';
+import { blocks, code, duration, link, list, num, table, words } from '../../../kit/md.js';
+import { dataAt, specAt } from '../../../kit/spec-at.js';
 import type { DocsContext } from '../context.js';
-import { blocks, code, duration, link, list, num, table, words } from '../md.js';
 import type { Page } from './page.js';
 
 /** `POST /admin/reset`. */

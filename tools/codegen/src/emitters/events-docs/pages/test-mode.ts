@@ -1,6 +1,6 @@
+import { blocks, code, link, list, table } from '../../../kit/md.js';
 import type { DocsContext } from '../context.js';
 import { fill } from '../examples.js';
-import { blocks, code, link, list, table } from '../md.js';
 import { paramRows } from './endpoint.js';
 import type { Page } from './page.js';
 import { headerValue, windowText } from './rate-limits.js';

@@ -1,4 +1,4 @@
-import type { SchemaIR } from '../../ir/types.js';
+import type { SchemaIR } from '../ir/types.js';
 
 /** `ConversionEvent` -> `CONVERSION_EVENT`, `event_source_url` -> `EVENT_SOURCE_URL`. */
 export function constName(s: string): string {

@@ -1,5 +1,5 @@
-import type { LimitRef } from '../../ir/types.js';
-import { num } from '../../model/units.js';
+import type { LimitRef } from '../ir/types.js';
+import { num } from './units.js';
 
 /** Small Markdown builders. Every table cell goes through `cell`, so spec text cannot break a table. */
 
@@ -61,7 +61,7 @@ export function words(items: string[], last = 'and'): string {
 }
 
 // Shared with the prose templates of the spec (C108), so a limit reads the same in tables and in text.
-export { duration, num } from '../../model/units.js';
+export { duration, num } from './units.js';
 
 /** A link to another reference page (Markdown links; the HTML renderer turns `.md` into `.html`). */
 export function link(text: string, page: string, anchor?: string): string {
@@ -82,4 +82,9 @@ export function slug(text: string): string {
 export function limitText(v: LimitRef | number): string {
   if (typeof v === 'number') return num(v);
   return `${num(v.value)} (${link(code(v.key), 'limits', v.key)})`;
+}
+
+/** A limit with its key in plain text, where nothing links (the JSDoc of the generated types). */
+export function limitPlain(v: LimitRef | number): string {
+  return typeof v === 'number' ? String(v) : `${v.value} (limit \`${v.key}\`)`;
 }

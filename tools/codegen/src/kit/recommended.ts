@@ -1,7 +1,7 @@
-import { schemaAt } from '../../emit/spec-at.js';
-import type { FieldIR, IR, SchemaIR } from '../../ir/types.js';
+import type { FieldIR, IR, SchemaIR } from '../ir/types.js';
 import { quote } from './code.js';
-import { refName, schemaByName } from './model.js';
+import { refName, schemaByName } from './lookup.js';
+import { schemaAt } from './spec-at.js';
 
 /** The field that a recommended-fields condition reads: the enum field holding every action source named. */
 export function actionSourceField(ir: IR, event: SchemaIR, needed: Set<string>): FieldIR {

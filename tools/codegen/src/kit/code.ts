@@ -1,5 +1,5 @@
-import { quote } from '../../emit/literal.js';
-import type { LimitRef, TypeIR } from '../../ir/types.js';
+import type { LimitRef, TypeIR } from '../ir/types.js';
+import { quote } from './literal.js';
 
 /** Indents every line of a block of code by two spaces. */
 export function indent(lines: string[]): string[] {

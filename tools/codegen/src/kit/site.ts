@@ -1,4 +1,4 @@
-import type { TypeIR } from '../../ir/types.js';
+import type { TypeIR } from '../ir/types.js';
 import { quote } from './code.js';
 
 /**

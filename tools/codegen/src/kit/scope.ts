@@ -4,7 +4,7 @@ import {
   StructureKind,
   VariableDeclarationKind,
 } from 'ts-morph';
-import { doc } from '../../emit/literal.js';
+import { doc } from './literal.js';
 
 /** Where generated validators find the hand-written runtime (packages/events-validators/src/lib). */
 export const LIB = '../lib';
