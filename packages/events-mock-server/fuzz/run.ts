@@ -128,6 +128,8 @@ interface Answer {
   error?: string;
   /** A raw request whose answer was followed by the server closing the connection. */
   closed?: boolean;
+  /** The server's id of the request (x-pinterest-rid, C118): what its stored events are filed under. */
+  serverId?: string;
 }
 
 /** The error body of the service (C2): `{code, message}` with a number and a string. */
@@ -156,7 +158,14 @@ function sendHttp(agent: Agent, port: number, r: Extract<FuzzRequest, { kind: 'h
       req = request({ host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks) }));
+        const serverId = res.headers['x-pinterest-rid'];
+        res.on('end', () =>
+          finish({
+            status: res.statusCode ?? null,
+            body: Buffer.concat(chunks),
+            ...(typeof serverId === 'string' ? { serverId } : {}),
+          }),
+        );
         res.on('error', () => finish({ status: res.statusCode ?? null }));
       });
     } catch (e) {
@@ -327,7 +336,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
           if (a.status === 200 && r.kind === 'http' && r.path.endsWith('/events')) {
             const stored = storedCount(a.body);
             acknowledged += stored;
-            ackById.set(rid, { category: r.category, n: stored });
+            // Stored events are filed under the server's id (C118); the client's is only its label.
+            ackById.set(a.serverId ?? rid, { category: r.category, n: stored });
           }
           if (o.log && Date.now() - lastLog > 10_000) {
             lastLog = Date.now();
@@ -375,6 +385,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     ) as Extract<FuzzRequest, { kind: 'http' }>;
     last.headers['x-request-id'] = 'fuzz-final';
     const fin = await sendHttp(agent, port, last);
+    const finalId = fin.serverId;
     if (fin.status !== 200 || storedCount(fin.body) !== 1)
       violations.push(`the final valid request answered ${fin.status}`);
     else acknowledged += 1;
@@ -406,7 +417,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     db.close();
     for (const { id, n } of perRequest) {
       const a = ackById.get(id);
-      if (id !== 'fuzz-final' && (a?.n ?? 0) !== n)
+      if (id !== finalId && (a?.n ?? 0) !== n)
         violations.push(
           `${a?.category ?? 'unanswered'} request ${id}: ${n} stored, ${a?.n ?? 0} acknowledged`,
         );

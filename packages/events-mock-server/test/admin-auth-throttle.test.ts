@@ -4,9 +4,9 @@
 // failed themselves, so no one can lock a clean address out. Unit and property tests of the throttle follow.
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { AdminAuthThrottle, clientKey } from '../src/auth/admin-auth-throttle.js';
 import { CSRF_HEADER, SESSION_COOKIE } from '../src/auth/sessions.js';
 import { ManualClock } from '../src/index.js';
+import { AdminAuthThrottle, clientKey } from '../src/ratelimit/admin-auth-throttle.js';
 import { A, event, T, testConfig } from './support/fixtures.js';
 import { type Harness, startHarness, T0 } from './support/server.js';
 

@@ -167,7 +167,12 @@ describe('bodies the parser cannot finish (N4, C73)', () => {
 
   test('the refused request is answered by its route, so the request log keeps it (C60)', async () => {
     await rawExchange(port, `${head('X-Request-Id: bad-chunks-1\r\nTransfer-Encoding: chunked')}zz\r\n\r\n`);
-    const logged = await h.call('GET', '/admin/requests/bad-chunks-1', { token: T.admin });
+    // Found by the client's own id, kept beside the server's (C118).
+    const list = await h.call('GET', '/admin/requests?client_request_id=bad-chunks-1', { token: T.admin });
+    expect(list.body.items).toHaveLength(1);
+    const logged = await h.call('GET', `/admin/requests/${list.body.items[0].request_id}`, {
+      token: T.admin,
+    });
     expect(logged.status).toBe(200);
     expect(logged.body).toMatchObject({
       status: 400,

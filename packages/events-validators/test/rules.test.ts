@@ -2,9 +2,15 @@
  * One table per rule kind (C3, C4): each row changes one thing of an event that is otherwise processed with
  * no warning, and states the literal codes, paths and messages it must produce.
  */
+import { LIMITS } from '@org/events-types';
 import { describe, expect, it } from 'vitest';
 import { type ValidationContext, validateEvent } from '../src/index.js';
 import { EM, type Json, NOW, sha256, UA, validEvent } from './helpers.js';
+
+// Caps come from the spec (limits.yaml), so editing one there keeps these tests true (issue 36).
+const ID_MAX = LIMITS.event_id_max_length.value;
+const SHORT_MAX = LIMITS.short_text_max_length.value;
+const HASHES_MAX = LIMITS.hashed_values_max_items.value;
 
 type Row = [
   label: string,
@@ -406,29 +412,37 @@ describe('bounds', () => {
     [
       'event_id over its limit (C4, limits.event_id_max_length)',
       (e) => {
-        e.event_id = 'x'.repeat(257);
+        e.event_id = 'x'.repeat(ID_MAX + 1);
       },
       {
         errors: [
-          ['string_too_long', 'event_id', 'event_id is 257 characters long; the most accepted is 256.'],
+          [
+            'string_too_long',
+            'event_id',
+            `event_id is ${ID_MAX + 1} characters long; the most accepted is ${ID_MAX}.`,
+          ],
         ],
       },
     ],
     [
-      'event_id of 256 emoji: 512 UTF-16 units but 256 characters, accepted',
+      `event_id of ${ID_MAX} emoji: ${2 * ID_MAX} UTF-16 units but ${ID_MAX} characters, accepted`,
       (e) => {
-        e.event_id = '🥾'.repeat(256);
+        e.event_id = '🥾'.repeat(ID_MAX);
       },
       {},
     ],
     [
       'too many hashes',
       (e) => {
-        ud(e).em = Array.from({ length: 101 }, (_, k) => sha256(`u${k}`));
+        ud(e).em = Array.from({ length: HASHES_MAX + 1 }, (_, k) => sha256(`u${k}`));
       },
       {
         errors: [
-          ['too_many_items', 'user_data.em', 'user_data.em has 101 entries; the most accepted is 100.'],
+          [
+            'too_many_items',
+            'user_data.em',
+            `user_data.em has ${HASHES_MAX + 1} entries; the most accepted is ${HASHES_MAX}.`,
+          ],
         ],
       },
     ],
@@ -1099,13 +1113,17 @@ describe('decimal-string (C4)', () => {
       },
     ],
     [
-      'an event_id over 256 characters fails: the cap has a source (Pinterest 5.23, C87)',
+      `an event_id over ${ID_MAX} characters fails: the cap has a source (Pinterest 5.23, C87)`,
       (e) => {
-        e.event_id = 'e'.repeat(257);
+        e.event_id = 'e'.repeat(ID_MAX + 1);
       },
       {
         errors: [
-          ['string_too_long', 'event_id', 'event_id is 257 characters long; the most accepted is 256.'],
+          [
+            'string_too_long',
+            'event_id',
+            `event_id is ${ID_MAX + 1} characters long; the most accepted is ${ID_MAX}.`,
+          ],
         ],
       },
     ],
@@ -1524,8 +1542,8 @@ describe("Pinterest's newer fields (issue 21, C17): validated and kept", () => {
 });
 
 describe('C87: an array item over a cap with no source is dropped from the accepted array', () => {
-  it('a content_ids entry of 257 characters goes, the others stay', () => {
-    const long = 's'.repeat(257);
+  it('a content_ids entry over its cap goes, the others stay', () => {
+    const long = 's'.repeat(SHORT_MAX + 1);
     const { r, warnings } = run((e) => {
       cd(e).content_ids = ['sku-1', long];
     });
@@ -1533,7 +1551,7 @@ describe('C87: an array item over a cap with no source is dropped from the accep
     expect(warnings[0]).toEqual([
       'string_too_long_dropped',
       'custom_data.content_ids[1]',
-      'custom_data.content_ids[1] is 257 characters long; the most kept is 256. The value was dropped.',
+      `custom_data.content_ids[1] is ${SHORT_MAX + 1} characters long; the most kept is ${SHORT_MAX}. The value was dropped.`,
     ]);
     expect((r.accepted!.custom_data as Json).content_ids).toEqual(['sku-1']);
   });

@@ -3,7 +3,7 @@ import { hashUserData, validateBatch } from '@org/events-validators';
 import { createClient, SerializedEvent } from '../index.js';
 import { readNdjson } from './ndjson.js';
 import { type Progress, progress } from './progress.js';
-import { Tally } from './report.js';
+import { FIRST_LINES, Tally } from './report.js';
 
 export interface Io {
   /** Resolves when the text may be followed by more (back-pressure of a pipe). */
@@ -92,12 +92,22 @@ export async function send(a: SendArgs, io: Io): Promise<number> {
 }
 
 /** `events validate`: every event checked locally with @org/events-validators; nothing is sent. */
-export async function validate(a: { file: string; json: boolean }, io: Io): Promise<number> {
+export async function validate(
+  a: { file: string; json: boolean; verbose?: boolean },
+  io: Io,
+): Promise<number> {
   const tally = new Tally();
+  // The first lines, then the summary by message; every line with --verbose.
+  let lines = 0;
+  const line = (text: string) => {
+    if (a.json) return;
+    if (a.verbose || lines < FIRST_LINES) io.out(text);
+    lines++;
+  };
   for await (const l of readNdjson(a.file)) {
     if ('error' in l) {
       tally.bad(l.line, l.error);
-      if (!a.json) io.out(`line ${l.line}: ${l.error}\n`);
+      line(`line ${l.line}: ${l.error}\n`);
       continue;
     }
     tally.read++;
@@ -112,8 +122,10 @@ export async function validate(a: { file: string; json: boolean }, io: Io): Prom
     tally.invalid++;
     tally.message(message);
     tally.problem({ line: l.line, status: 'invalid', message });
-    if (!a.json) io.out(`line ${l.line}: ${message}\n`);
+    line(`line ${l.line}: ${message}\n`);
   }
+  if (!a.json && !a.verbose && lines > FIRST_LINES)
+    io.out(`… and ${lines - FIRST_LINES} more line(s) with problems (--verbose prints every one)\n`);
   if (a.json) io.out(`${JSON.stringify(tally.json('validate'))}\n`);
   else io.out(tally.render('validate', io.stdoutTty));
   return tally.exitCode();

@@ -26,8 +26,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .description('check every event locally with @org/events-validators; nothing is sent')
     .argument('<file>', 'NDJSON file, or - for stdin')
     .option('--json', 'print one JSON report instead of lines and a summary')
-    .action(async (file: string, o: { json?: boolean }) => {
-      code = await validate({ file, json: o.json ?? false }, io);
+    .option('--verbose', 'print a line for every event with a problem, not only the first ones')
+    .action(async (file: string, o: { json?: boolean; verbose?: boolean }) => {
+      code = await validate({ file, json: o.json ?? false, verbose: o.verbose ?? false }, io);
     });
 
   program

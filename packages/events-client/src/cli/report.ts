@@ -16,6 +16,11 @@ export const EXIT = {
 const MAX_MESSAGES = 50;
 /** The most per-line problems kept in the JSON report. */
 const MAX_LINES = 100;
+/**
+ * Lines `events validate` prints before its summary unless `--verbose`: a file of 600 bad events is read by
+ * its summary by message, not by 600 lines (issue 36).
+ */
+export const FIRST_LINES = 10;
 
 export interface LineProblem {
   line: number;

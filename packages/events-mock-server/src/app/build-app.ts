@@ -102,7 +102,8 @@ export async function buildApp(ctx: ServerContext, options: BuildAppOptions): Pr
   app.server.on('connect', onConnect);
   // C101: the request's one record of its gate; the only decoration.
   app.decorateRequest('gate', null);
-  // Sets the admin session cookie of C64; the Cookie header is parsed only where a session is taken.
+  // parseCookie and serializeCookie for the admin session cookie of C64 (routes/admin-session.ts writes its
+  // Set-Cookie itself); the Cookie header is parsed only where a session is taken.
   await app.register(fastifyCookie, { hook: false });
   const budget = new BodyBudget(transport.maxBodyBytesInFlight);
   registerBodyReader(app, budget, transport);

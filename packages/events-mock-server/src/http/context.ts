@@ -1,4 +1,3 @@
-import type { AdminAuthThrottle } from '../auth/admin-auth-throttle.js';
 import type { Directory } from '../auth/directory.js';
 import type { AdminSessions } from '../auth/sessions.js';
 import type { Clock } from '../core/clock.js';
@@ -6,6 +5,7 @@ import type { Deliverer } from '../delivery/deliverer.js';
 import type { Faults } from '../faults/faults.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ValidationPool } from '../pipeline/pool.js';
+import type { AdminAuthThrottle } from '../ratelimit/admin-auth-throttle.js';
 import type { Limiter } from '../ratelimit/limiter.js';
 import type { RequestLog } from '../requestlog/request-log.js';
 import type { CustomTypesCache } from '../store/custom-types-cache.js';

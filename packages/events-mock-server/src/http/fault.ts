@@ -8,7 +8,7 @@ import { ROUTES } from '../generated/routes.gen.js';
 import { RETRY_AFTER, rateLimitHeaders } from '../ratelimit/limiter.js';
 import { limitsFor, uncountedState } from '../ratelimit/policy.js';
 import type { ServerContext } from './context.js';
-import type { Gate } from './gate.js';
+import type { Gate } from './gate-types.js';
 
 const DEFAULT_RETRY_AFTER = LIMITS.fault_retry_after_default_seconds.value;
 

@@ -10,53 +10,15 @@ import {
   QUERY_CHECKS,
 } from '../generated/request-checks.gen.js';
 import { type OperationId, ROUTES } from '../generated/routes.gen.js';
-import type { KeptBody } from '../pipeline/prepare.js';
 import type { AdAccountRecord } from '../store/directory-data.js';
 import { bodyEncoding, checkDeclaredLength, hasBody, parseJsonBody, requireJson } from './body.js';
 import type { ServerContext } from './context.js';
 import { checkCsrfToken, checkSameOrigin, needsCsrf, sessionCookie, takesSession } from './csrf.js';
 import { answerFault } from './fault.js';
+import type { Gate } from './gate-types.js';
 import { enforceRateLimit } from './rate-limit.js';
-import type { EventsOutcome } from './request-log-capture.js';
 
 type Route = (typeof ROUTES)[OperationId];
-
-/**
- * The one record of a request to an operation of the spec (C101): made by the onRequest hook, filled by the
- * gate's rows, handed to the handler, read by the error handler and the request log. The request's only
- * decoration; one object literal of one shape.
- */
-export interface Gate {
-  readonly op: OperationId;
-  /** From the Authorization header, or the admin session cookie where the route takes it (C64, C71). */
-  caller: Principal | AuthFailure | null;
-  /** The ad account of the path, once the caller may reach it (account routes). */
-  account: AdAccountRecord | null;
-  /** The test flag of C7, decoded once from the checked query (false where the route has no test mode). */
-  readonly test: boolean;
-  /** The checked query; its problems wait in `problems` for the query's row of C2. */
-  readonly query: unknown;
-  /** The checked body, on routes whose body schema has generated checks, once the body row ran. */
-  body: unknown;
-  /** The body as parsed JSON, beside its checked form (a handler's own rules may need a failed item). */
-  json: unknown;
-  readonly problems: RequestProblems;
-  /** When the request arrived (ms): the received time of a request log entry refused before the handler. */
-  readonly receivedAt: number;
-  /** The error body of a non-200 answer, kept by onSend for the request log (C96). */
-  error: string | null;
-  /** What the request log may keep of the body (C70), set where the body was prepared. */
-  kept: KeptBody | null;
-  /** What the events handler knows of a 200 beyond its answer (C60). */
-  outcome: EventsOutcome | null;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's gate record (C101); null on routes outside the spec (docs, inspector, root). */
-    gate: Gate | null;
-  }
-}
 
 type Schemes<Op extends OperationId> = (typeof ROUTES)[Op]['security'][number]['scheme'];
 /** Operations whose gate resolves the ad account of the path: secured, not by the admin token. */

@@ -1,28 +1,10 @@
-import type { EventResult } from '@org/events-types';
 import { readsAsContact, redactedText, redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
-import type { LoggedDuplicate, RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
+import type { RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
 import type { ServerContext } from './context.js';
-import type { Gate } from './gate.js';
+import type { EventsOutcome, Gate } from './gate-types.js';
 import { clientRequestId } from './request-id.js';
-
-/** What the events handler knows of a 200 that the answer alone does not say (C60). */
-export interface EventsOutcome {
-  /** The handler's clock reading: the entry's received_at, and the seenAt of in-batch duplicates. */
-  receivedAt: number;
-  test: boolean;
-  received: number;
-  processed: number;
-  /** The results that say something (failed, or warned), by index, ascending; the rest were plain. */
-  notable: [number, EventResult][];
-  /** Field paths named by each event's problems. */
-  fields: Map<number, string[]>;
-  duplicates: Map<number, LoggedDuplicate>;
-  /** Failed events per message code, for the report timeline (C63). */
-  failedCodes: Record<string, number>;
-  eventNames: string[];
-}
 
 /**
  * The body a log entry keeps (C70): never a value refused or dropped as personal data. A body refused as a

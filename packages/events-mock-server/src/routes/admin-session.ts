@@ -15,6 +15,21 @@ function cookieOptions(req: FastifyRequest) {
   return { ...COOKIE, secure: req.protocol === 'https' };
 }
 
+/**
+ * Writes the session cookie's Set-Cookie header. Not `reply.setCookie`: @fastify/cookie is pinned to 11.1.0
+ * (11.1.1+ needs `cookie` 2, Node >= 22), which registered with `hook: false` never writes what `setCookie`
+ * queued (the writer is an onSend hook added only with a parsing hook; 11.1.5 adds it always). The plugin's
+ * `serializeCookie` is the same in both versions.
+ */
+function writeSessionCookie(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  value: string,
+  options: ReturnType<typeof cookieOptions> & { maxAge: number; expires?: Date },
+): void {
+  reply.header('set-cookie', req.server.serializeCookie(SESSION_COOKIE, value, options));
+}
+
 /** The answer of POST and GET /admin/session: the session's CSRF token and its end (C71). */
 function sessionBody(s: AdminSession) {
   return { csrf_token: s.csrfToken, expires_at: Math.floor(s.expiresAt / 1000) };
@@ -40,7 +55,7 @@ export function adminSessionHandlers(ctx: ServerContext) {
         throw requestError('admin_session_token_invalid', 'body.token', {});
       }
       const { id, session } = ctx.sessions.create();
-      reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(req), maxAge: SESSION_MAX_AGE_SECONDS });
+      writeSessionCookie(req, reply, id, { ...cookieOptions(req), maxAge: SESSION_MAX_AGE_SECONDS });
       return sessionBody(session);
     },
 
@@ -58,7 +73,7 @@ export function adminSessionHandlers(ctx: ServerContext) {
       // Only a session whose call passed the checks of C71 (or the admin token) is ended.
       if (auth !== null && typeof auth === 'object' && auth.kind === 'admin')
         ctx.sessions.delete(sessionCookie(req));
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
+      writeSessionCookie(req, reply, '', { ...cookieOptions(req), maxAge: 0, expires: new Date(0) });
       return reply.code(204).send();
     },
   };

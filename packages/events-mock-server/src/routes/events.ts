@@ -12,7 +12,7 @@ import { JSON_CONTENT_TYPE } from '../generated/routes.gen.js';
 import type { ServerContext } from '../http/context.js';
 import { AccountEventNames } from '../http/event-names.js';
 import type { Checked } from '../http/gate.js';
-import type { EventsOutcome } from '../http/request-log-capture.js';
+import type { EventsOutcome } from '../http/gate-types.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
 import { notableResults, type Prepared } from '../pipeline/prepare.js';

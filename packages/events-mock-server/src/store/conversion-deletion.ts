@@ -2,39 +2,11 @@
 // the account that carry one of the e-mail hashes or click ids, and every kept request-log body of the
 // account that holds one of them. C121: the request's own record and the rule of its id.
 import { bodyText } from './request-log-rows.js';
+import type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './store.js';
 
-/** The users a conversion deletion request names: SHA-256 hex digests of e-mails, and click ids (EPIKs). */
-export interface DeletionTargets {
-  emailHashes: readonly string[];
-  clickIds: readonly string[];
-}
-
-/**
- * What a deletion removed: stored events (and with them their dedup sightings and their outbox entries,
- * pending or settled, so a deleted event is never delivered and never holds its account's delivery), and
- * request-log bodies.
- */
-export interface DeletionCounts {
-  events: number;
-  outboxEntries: number;
-  requestBodies: number;
-}
-
-/**
- * A conversion deletion request as the store keeps it (C91, C121): what it did and when, never its targets.
- * Written in the transaction of its deletion.
- */
-export interface DeletionRequestRow {
-  /** Digits only, at most 18, never given twice (C121). */
-  requestId: string;
-  adAccountId: string;
-  status: 'PENDING' | 'SUBMITTED';
-  /** Milliseconds since the epoch, as every store time. */
-  createdAt: number;
-  /** Null until processed; this service processes a request when it is created (C91). */
-  processedAt: number | null;
-  removed: DeletionCounts;
-}
+// The deletion types belong to the storage interface, whose methods take and give them (store.ts); re-exported
+// here for the stores that implement them.
+export type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './store.js';
 
 /**
  * C121: the least id of a request made at `now` (ms), the time base of `last = max(last + 1, base)`. A

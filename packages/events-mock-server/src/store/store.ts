@@ -1,7 +1,39 @@
-import type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './conversion-deletion.js';
 import type { DirectoryData } from './directory-data.js';
 
-export type { DeletionCounts, DeletionRequestRow, DeletionTargets } from './conversion-deletion.js';
+// The storage interface imports nothing of the modules that implement it (issue 36: those import this).
+
+/** The users a conversion deletion request names: SHA-256 hex digests of e-mails, and click ids (EPIKs). */
+export interface DeletionTargets {
+  emailHashes: readonly string[];
+  clickIds: readonly string[];
+}
+
+/**
+ * What a deletion removed: stored events (and with them their dedup sightings and their outbox entries,
+ * pending or settled, so a deleted event is never delivered and never holds its account's delivery), and
+ * request-log bodies.
+ */
+export interface DeletionCounts {
+  events: number;
+  outboxEntries: number;
+  requestBodies: number;
+}
+
+/**
+ * A conversion deletion request as the store keeps it (C91, C121): what it did and when, never its targets.
+ * Written in the transaction of its deletion.
+ */
+export interface DeletionRequestRow {
+  /** Digits only, at most 18, never given twice (C121). */
+  requestId: string;
+  adAccountId: string;
+  status: 'PENDING' | 'SUBMITTED';
+  /** Milliseconds since the epoch, as every store time. */
+  createdAt: number;
+  /** Null until processed; this service processes a request when it is created (C91). */
+  processedAt: number | null;
+  removed: DeletionCounts;
+}
 
 /**
  * The one storage interface of the server (C11). Handlers only see this, so a server database (Postgres...)

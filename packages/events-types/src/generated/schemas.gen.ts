@@ -901,7 +901,7 @@ export interface MatchQualityIdentifier {
 export interface RequestDetail<TCustomEventName extends string = never> {
   /** The server's id of the request: the x-pinterest-rid of its answer (C118). */
   request_id: string;
-  /** The x-request-id its client sent */
+  /** The x-request-id its client sent, when well-formed (C118). */
   client_request_id: string | null;
   /** Unix milliseconds. */
   received_at: number;

@@ -1,5 +1,5 @@
+import { type ClientOptions, createClient, type EventsClient } from '@org/events-client';
 import { type RunningServer, type StartServerOptions, startServer } from '@org/events-mock-server';
-import { type ClientOptions, createClient, type EventsClient } from '../../src/index.js';
 
 /** A real server on a free port: the demo config (one ad account, conversion and OAuth tokens), in memory. */
 export async function demoServer(

@@ -2,7 +2,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const pkg = fileURLToPath(new URL('../../', import.meta.url));
+/** The client package, whose bin is built and run (these tests live in the private e2e package, issue 36). */
+const pkg = fileURLToPath(new URL('../../../events-client/', import.meta.url));
 const packages = fileURLToPath(new URL('../../../', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 

@@ -1,9 +1,10 @@
 // Retries against the real server (C55): the test limit of 10 requests per second answers 429 with
 // Retry-After, a failing store answers 503; both are retried until every batch is acknowledged once. A 401 is
 // final (send.test.ts).
+
+import { createClient } from '@org/events-client';
 import { type BatchWrite, SqliteStore, type Store } from '@org/events-mock-server';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createClient } from '../src/index.js';
 import { demoClient, demoServer, event, recordingFetch } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;

@@ -1,7 +1,8 @@
 // The admin API through the client (C106), against the real server: typed calls by operation id with the
 // admin token, URLs built from the spec's table, and the session cookie with the CSRF header a page sends.
+
+import { createAdminClient, createClient, EventsApiError } from '@org/events-client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createAdminClient, createClient, EventsApiError } from '../src/index.js';
 import { demoServer, event, recordingFetch } from './support/server.js';
 
 let s: Awaited<ReturnType<typeof demoServer>>;

@@ -28,7 +28,7 @@ describe.skipIf(!hasChromium)('the client in Chromium', () => {
 
   beforeAll(async () => {
     const out = await build({
-      entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
+      entryPoints: [fileURLToPath(new URL('../../events-client/src/index.ts', import.meta.url))],
       bundle: true,
       write: false,
       platform: 'browser',

@@ -5,9 +5,9 @@
 // spec adds is sent by the client or this test fails.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { EventsClient } from '@org/events-client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EventsClient } from '../src/index.js';
 import { demoClient, event, type Seen } from './support/server.js';
 
 type Obj = Record<string, unknown>;

@@ -132,7 +132,9 @@ describe('events send', () => {
 });
 
 test('--version and -v print the package version, exit 0 (issue 23)', async () => {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const { version } = JSON.parse(
+    readFileSync(new URL('../../events-client/package.json', import.meta.url), 'utf8'),
+  );
   for (const flag of ['--version', '-v'])
     expect(await runBin(bin, [flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
 });

@@ -1,8 +1,9 @@
 // Runnable: starts the mock server in this process (demo config, in memory), then sends events with the
 // client: raw user data hashed, checked locally, batched, retried, one result per event.
-//   npx -y pnpm@10.34.8 --filter @org/events-client example
+//   npx -y pnpm@10.34.8 --filter @org/events-client-e2e example
+
+import { createClient, EventsApiError } from '@org/events-client';
 import { startServer } from '@org/events-mock-server';
-import { createClient, EventsApiError } from '../src/index.js';
 
 const server = await startServer({ port: 0, db: ':memory:', docs: false });
 const demo = server.demo!;

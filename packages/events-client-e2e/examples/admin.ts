@@ -1,8 +1,9 @@
 // Runnable: starts the mock server in this process (demo config, in memory), sends one good and one bad
 // event, then reads the request log and injects a fault through the admin API, by operation id (C106).
-//   npx -y pnpm@10.34.8 --filter @org/events-client example:admin
+//   npx -y pnpm@10.34.8 --filter @org/events-client-e2e example:admin
+
+import { createAdminClient, createClient, EventsApiError } from '@org/events-client';
 import { startServer } from '@org/events-mock-server';
-import { createAdminClient, createClient, EventsApiError } from '../src/index.js';
 
 const server = await startServer({ port: 0, db: ':memory:', docs: false });
 const demo = server.demo!;

@@ -1,8 +1,8 @@
 import { LIMITS, type LimitKey } from '@org/events-types';
 import type { Clock } from '../core/clock.js';
 import { type RequestError, requestError } from '../core/request-error.js';
-import { RETRY_AFTER } from '../ratelimit/limiter.js';
-import { SlidingLog } from '../ratelimit/sliding-log.js';
+import { RETRY_AFTER } from './limiter.js';
+import { SlidingLog } from './sliding-log.js';
 
 /** The limits of failed admin authentications (C71, C115); each defaults to its spec limit, the config's `admin:` wins. */
 export interface AdminAuthThrottleOptions {

@@ -1,7 +1,8 @@
 // The custom event type operations (C10) through the client, with the OAuth token; a conflict is a typed,
 // final error.
+
+import { createClient, EventsApiError } from '@org/events-client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createClient, EventsApiError } from '../src/index.js';
 import { demoServer, recordingFetch } from './support/server.js';
 
 let s: Awaited<ReturnType<typeof demoServer>>;

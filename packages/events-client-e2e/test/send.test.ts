@@ -1,7 +1,8 @@
 // The client against the real server (startServer in process, real HTTP): splitting (C56), retries (C55),
 // results in input order (C57).
+
+import { BATCH_LIMITS, EventsApiError, SerializedEvent } from '@org/events-client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BATCH_LIMITS, EventsApiError, SerializedEvent } from '../src/index.js';
 import { demoClient, event } from './support/server.js';
 
 let close: (() => Promise<void>) | undefined;

@@ -1,0 +1,2 @@
+import shared from '../../vitest.shared.js';
+export default shared;
