@@ -1,11 +1,10 @@
-import { PROBLEM_CODES, VALUE_SHAPES } from '@org/events-types';
+import { NORMALIZATION, PROBLEM_CODES, VALUE_SHAPES } from '@org/events-types';
 import {
   BODY_SCHEMA,
   EVENT_SCHEMA,
   FIELD_NORMALIZERS,
   KNOWN_MEMBERS,
   PERSONAL_DATA_MEMBER,
-  PERSONAL_MEMBER_WORDS,
   UNHASHED_FIELDS,
 } from '../generated/normalizers.gen.js';
 import { describeShape, readsAsContact } from './json-type.js';
@@ -125,6 +124,9 @@ export function refusedPaths(p: EventProblems): Set<string> {
   for (const q of p.errors) if (q.path !== '') out.add(q.path);
   return out;
 }
+
+/** The spec's words that make a member name personal data (C117, normalization.yaml). */
+const PERSONAL_MEMBER_WORDS: ReadonlySet<string> = new Set(NORMALIZATION.personalMemberWords);
 
 /** Member names already read as words (C117): a batch repeats the same few. */
 const personalNames = new Map<string, boolean>();

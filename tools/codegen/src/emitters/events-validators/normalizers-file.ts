@@ -81,7 +81,6 @@ export function normalizersFile(dir: string, m: ValidatorModel): EmittedFile {
     `/** The event member holding the hashed fields (C21, C70). */\nexport const PERSONAL_DATA_MEMBER: string | undefined = ${members[0] ? quote(members[0].name) : 'undefined'};`,
     `/** The schemas of a batch body and of one event, roots of KNOWN_MEMBERS (C117). */\nexport const BODY_SCHEMA = ${quote(m.request.name)};\nexport const EVENT_SCHEMA = ${quote(m.event.name)};`,
     `/** Each member the service knows, per object schema: 's' a scalar, 's[]' scalars, a schema name an object, 'Name[]' objects (C117). */\nexport const KNOWN_MEMBERS: Readonly<Record<string, Readonly<Record<string, string>>>> = ${literal(known)};`,
-    `/** Words of a member name that make it personal data where the service knows no member (C117). */\nexport const PERSONAL_MEMBER_WORDS: ReadonlySet<string> = new Set(${literal(ir.normalization.personalMemberWords)});`,
   ];
   return { path, content: tsFile(path, statements) };
 }
