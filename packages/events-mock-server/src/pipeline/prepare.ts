@@ -158,7 +158,8 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
       notable.push([i, result.response.events[i] as EventResult]);
     }
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
-    if (typeof name === 'string') names.add(countedName(name));
+    // Each distinct name is judged once, at the end: a 1000-event batch holds a few names (issue 25).
+    if (typeof name === 'string') names.add(name);
     if (p.errors.length || p.warnings.length) fields.push([i, problemPaths(p)]);
     if (!ev) {
       const raw = data[i] as { event_name?: unknown } | null;
@@ -194,7 +195,7 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     problems,
     warnedDuplicates,
     fields,
-    names: [...names],
+    names: [...new Set(Array.from(names, countedName))],
   };
 }
 
