@@ -1044,6 +1044,8 @@ export const HEADERS = {
     RequestId: 'x-request-id',
     RetryAfter: 'Retry-After',
   } as const;
+/** A client's x-request-id is kept, echoed and logged only in this form (C118): short and plain, as it ends up in logs and headers. */
+export const CLIENT_REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,64}$' as const;
 /** The media type of every request body (C1); a charset parameter is accepted beside it. */
 export const JSON_CONTENT_TYPE = 'application/json' as const;
 /** The request example of the events endpoint marked x-demo: the event the server prints for a first request. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { HEADERS } from '../generated/routes.gen.js';
+import { CLIENT_REQUEST_ID_PATTERN, HEADERS } from '../generated/routes.gen.js';
 
 /** A client's request id is kept when it is short and plain (it ends up in logs and headers). */
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+const CLIENT_REQUEST_ID = new RegExp(CLIENT_REQUEST_ID_PATTERN);
 
 /** The service's own id of a request (C118): never the client's, so no two log entries share it. */
 export function newRequestId(): string {

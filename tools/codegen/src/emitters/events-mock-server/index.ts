@@ -106,6 +106,21 @@ function pathParamMaxLength(ir: IR, ops: readonly OperationIR[]): number {
   );
 }
 
+/** The form of a client's x-request-id the service keeps and echoes (C118): from the header's x-client-pattern. */
+function clientRequestIdPattern(ir: IR): string {
+  const headers = ((ir.openapi.components as Obj).headers ?? {}) as Record<string, Obj>;
+  const pattern = headers.RequestId?.['x-client-pattern'];
+  const at = () => specAt(ir, 'components', 'headers', 'RequestId');
+  if (typeof pattern !== 'string' || !pattern.startsWith('^') || !pattern.endsWith('$'))
+    at().fail('client-request-id-pattern', { problem: `found ${JSON.stringify(pattern)}` });
+  try {
+    new RegExp(pattern as string);
+  } catch (e) {
+    at().fail('client-request-id-pattern', { problem: (e as Error).message });
+  }
+  return pattern as string;
+}
+
 function routesFile(ir: IR): EmittedFile {
   const ops = [...ir.operations].sort((a, b) => (a.operationId < b.operationId ? -1 : 1));
   const routes = Object.fromEntries(ops.map((op) => [op.operationId, route(op)]));
@@ -125,6 +140,11 @@ function routesFile(ir: IR): EmittedFile {
       'HEADERS',
       headerNames(ir),
       'Header names of components.headers (x-name) keyed by component: the request id, Retry-After, rate limits.',
+    ),
+    constant(
+      'CLIENT_REQUEST_ID_PATTERN',
+      clientRequestIdPattern(ir),
+      "A client's x-request-id is kept, echoed and logged only in this form (C118): short and plain, as it ends up in logs and headers.",
     ),
     constant(
       'JSON_CONTENT_TYPE',

@@ -12,11 +12,11 @@ export function curl(ctx: DocsContext, ex: ExamplesFile, test: boolean): string 
     'sh',
     [
       `curl -sS -X ${op.method.toUpperCase()} '${ex.serverUrl}${path}${query}' \\`,
-      "  -H 'Authorization: Bearer $TOKEN' \\",
+      "  -H 'Authorization: Bearer $EVENTS_TOKEN' \\",
       "  -H 'Content-Type: application/json' \\",
       '  --data @events.json',
     ].join('\n'),
-  ).replace("'Authorization: Bearer $TOKEN'", '"Authorization: Bearer $TOKEN"');
+  ).replace("'Authorization: Bearer $EVENTS_TOKEN'", '"Authorization: Bearer $EVENTS_TOKEN"');
 }
 
 export const examplesPage: Page = {
@@ -27,7 +27,7 @@ export const examplesPage: Page = {
   body(ctx: DocsContext, ex: ExamplesFile) {
     return blocks(
       `These examples are assembled from the ${code('example')} values of the spec, and the responses shown are checked by ${code('packages/events-docs/test/examples.test.ts')}, which runs each request through the validators the server uses. They assume the ad account's currency is ${code(ex.context.currency)}, no custom event types, and a server clock of ${code(String(ex.context.now))} (Unix seconds), ${ex.context.now - Number(ex.examples[0]?.request.data[0]?.event_time ?? ex.context.now)} s after ${code('event_time')}: send the current time in ${code('event_time')} when you try them.`,
-      `Send a batch in ${link('test mode', 'test-mode')} first: every rule runs and nothing is stored.`,
+      `Send a batch in ${link('test mode', 'test-mode')} first: every rule runs and nothing is stored. ${code('EVENTS_TOKEN')} holds a conversion token (the variable the ${code('events')} CLI reads too).`,
       curl(ctx, ex, true),
       ...ex.examples.flatMap((e) => [
         `## ${e.title}`,
