@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { fromWire, toWire } from '../src/pipeline/event-wire.js';
 import type { Prepared, PreparedEvent } from '../src/pipeline/prepare.js';
+import type { BatchWrite, EventToStore } from '../src/store/interface/events.js';
 import {
   fromWireBatch,
   packEvents,
@@ -12,8 +13,7 @@ import {
   toWireBatch,
   unpackEvents,
   unpackStoreEvents,
-} from '../src/store/event-pack.js';
-import type { BatchWrite, EventToStore } from '../src/store/store.js';
+} from '../src/threads/event-pack.js';
 
 const preparedEvent: fc.Arbitrary<PreparedEvent> = fc.record({
   index: fc.nat({ max: 5000 }),

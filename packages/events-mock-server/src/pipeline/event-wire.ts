@@ -1,4 +1,4 @@
-import { type PackedEvents, packEvents, unpackEvents } from '../store/event-pack.js';
+import { type PackedEvents, packEvents, unpackEvents } from '../threads/event-pack.js';
 import type { Prepared } from './prepare.js';
 
 /** A prepared batch as it crosses between threads: its events packed, everything else as it is. */

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { LIMITS } from '@org/events-types';
 import type { ValidationContext } from '@org/events-validators';
-import { startWorker } from '../core/start-worker.js';
+import { Channel } from '../threads/channel.js';
+import { startWorker } from '../threads/start-worker.js';
 import { fromWire, type WirePrepared } from './event-wire.js';
 import { type Prepared, prepareBatch } from './prepare.js';
 
@@ -22,20 +23,14 @@ export interface ValidationOptions {
   idleMs?: number;
 }
 
-interface Pending {
-  resolve(p: Prepared): void;
-  reject(e: Error): void;
-}
-
 interface Slot {
-  worker: Worker;
-  /** Tasks posted to this thread and not answered yet. */
-  tasks: Set<number>;
+  /** The thread; its pending calls are the tasks posted to it and not answered yet. */
+  thread: Channel;
   /** Ends the thread once it has been idle for the pool's idle time; refreshed as each task ends. */
   idle: NodeJS.Timeout;
 }
 
-/** The validation thread (core/start-worker.ts says how it boots from source). */
+/** The validation thread (threads/start-worker.ts says how it boots from source). */
 const startValidationWorker = (): Worker => startWorker(import.meta.url, 'validation-worker');
 
 /**
@@ -50,8 +45,6 @@ export class ValidationPool {
   readonly #minBytes: number;
   readonly #idleMs: number;
   readonly #slots: Slot[] = [];
-  readonly #pending = new Map<number, Pending>();
-  #next = 1;
   #closed = false;
 
   constructor(options: ValidationOptions = {}) {
@@ -81,20 +74,15 @@ export class ValidationPool {
     if (this.threadFor(raw.length, withJson) === 'inline')
       return Promise.resolve(prepareBatch(raw, ctx, withJson));
     const slot = this.#pick(this.#limit(withJson));
-    const id = this.#next++;
     // A copy the worker then owns: the body may be a view on a shared pool buffer, which must not move.
     const bytes = new Uint8Array(raw).buffer;
-    const task = {
-      id,
-      raw: bytes,
-      ctx: { ...ctx, ...(ctx.customEventNames ? { customEventNames: [...ctx.customEventNames] } : {}) },
-      withJson,
+    const threadCtx = {
+      ...ctx,
+      ...(ctx.customEventNames ? { customEventNames: [...ctx.customEventNames] } : {}),
     };
-    return new Promise<Prepared>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      slot.tasks.add(id);
-      slot.worker.postMessage(task, [bytes]);
-    });
+    return slot.thread
+      .call<WirePrepared>('prepare', [bytes, threadCtx, withJson], { transfer: [bytes] })
+      .then(fromWire);
   }
 
   async close(): Promise<void> {
@@ -102,7 +90,7 @@ export class ValidationPool {
     await Promise.all(
       this.#slots.splice(0).map((s) => {
         clearTimeout(s.idle);
-        return s.worker.terminate();
+        return s.thread.worker.terminate();
       }),
     );
   }
@@ -113,8 +101,8 @@ export class ValidationPool {
    */
   #pick(limit: number): Slot {
     let best: Slot | undefined;
-    for (const s of this.#slots) if (!best || s.tasks.size < best.tasks.size) best = s;
-    if (best && (best.tasks.size === 0 || this.#slots.length >= limit)) return best;
+    for (const s of this.#slots) if (!best || s.thread.pending < best.thread.pending) best = s;
+    if (best && (best.thread.pending === 0 || this.#slots.length >= limit)) return best;
     return this.#spawn();
   }
 
@@ -124,40 +112,37 @@ export class ValidationPool {
     worker.unref();
     // An idle thread holds its heap (tens of MB after large batches): it exits, and RSS returns (C59, C76).
     const idle = setTimeout(() => {
-      if (slot.tasks.size === 0) this.#retire(slot);
+      if (slot.thread.pending === 0) this.#retire(slot);
     }, this.#idleMs);
     idle.unref();
-    const slot: Slot = { worker, tasks: new Set(), idle };
-    worker.on('message', (m: { id: number; prepared?: WirePrepared; error?: string }) => {
-      const p = this.#pending.get(m.id);
-      this.#pending.delete(m.id);
-      slot.tasks.delete(m.id);
-      if (slot.tasks.size === 0) idle.refresh();
-      if (!p) return;
-      if (m.prepared) p.resolve(fromWire(m.prepared));
-      else p.reject(new Error(`validation worker: ${m.error}`));
-    });
-    // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.
-    const fail = (e: Error) => {
-      clearTimeout(idle);
-      const i = this.#slots.indexOf(slot);
-      if (i >= 0) this.#slots.splice(i, 1);
-      for (const id of slot.tasks) {
-        this.#pending.get(id)?.reject(e);
-        this.#pending.delete(id);
-      }
-      slot.tasks.clear();
+    const slot: Slot = {
+      idle,
+      thread: new Channel(worker, {
+        name: 'validation worker',
+        // The thread's stack is the useful part of a 500's log line: the error happened there, not here.
+        revive: (e) => new Error(`validation worker: ${e.stack ?? e.message}`),
+        onAnswer: () => {
+          if (slot.thread.pending === 0) idle.refresh();
+        },
+        // A thread that dies fails its tasks (answered 500) and is replaced on the next large body.
+        onDeath: () => {
+          clearTimeout(idle);
+          this.#remove(slot);
+        },
+      }),
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`validation worker exited with code ${code}`)));
     this.#slots.push(slot);
     return slot;
   }
 
-  /** Ends an idle thread: out of the pool first, so no task is posted to it while it stops. */
-  #retire(slot: Slot): void {
+  #remove(slot: Slot): void {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
-    void slot.worker.terminate();
+  }
+
+  /** Ends an idle thread: out of the pool first, so no task is posted to it while it stops. */
+  #retire(slot: Slot): void {
+    this.#remove(slot);
+    void slot.thread.worker.terminate();
   }
 }

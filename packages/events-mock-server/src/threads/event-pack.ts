@@ -1,7 +1,21 @@
-import type { BatchWrite, EventToStore } from './store.js';
+/**
+ * What every event crossing between threads carries: an accepted event (pipeline's PreparedEvent, store's
+ * EventToStore without its usage). Spelled out here rather than imported: threads/ sits below both hops.
+ */
+export interface PackableEvent {
+  /** Index in the request's data array. */
+  index: number;
+  eventName: string;
+  eventId: string;
+  eventTime: number;
+  /** The event's JSON text, or its bytes [start, end) in the batch's source. */
+  json: string | { start: number; end: number };
+}
 
-/** What every event crossing between threads carries: an accepted event without its usage. */
-export type PackableEvent = Omit<EventToStore, 'usage'>;
+/** An event on its way to the store: what crosses, and the usage its event name carries. */
+export interface StorableEvent extends PackableEvent {
+  usage: readonly string[];
+}
 
 /**
  * Events as they cross between threads (a validation thread's accepted events, a batch on its way to the
@@ -87,12 +101,12 @@ export function unpackEvents(p: PackedEvents): PackableEvent[] {
 }
 
 /** A batch's usages are a few shared lists (one per event name): each crosses once. */
-export function packStoreEvents(events: readonly EventToStore[]): PackedStoreEvents {
+export function packStoreEvents(events: readonly StorableEvent[]): PackedStoreEvents {
   const usages: (readonly string[])[] = [];
   const known = new Map<readonly string[], number>();
   const usageOf = new Uint32Array(events.length);
   for (let i = 0; i < events.length; i++) {
-    const u = (events[i] as EventToStore).usage;
+    const u = (events[i] as StorableEvent).usage;
     let k = known.get(u);
     if (k === undefined) {
       k = usages.push(u) - 1;
@@ -103,17 +117,25 @@ export function packStoreEvents(events: readonly EventToStore[]): PackedStoreEve
   return { ...packEvents(events), usages, usageOf };
 }
 
-export function unpackStoreEvents(p: PackedStoreEvents): EventToStore[] {
-  const events = unpackEvents(p) as EventToStore[];
+export function unpackStoreEvents(p: PackedStoreEvents): StorableEvent[] {
+  const events = unpackEvents(p) as StorableEvent[];
   for (let i = 0; i < events.length; i++)
-    (events[i] as { usage: readonly string[] }).usage = p.usages[p.usageOf[i] as number] as readonly string[];
+    (events[i] as StorableEvent).usage = p.usages[p.usageOf[i] as number] as readonly string[];
   return events;
 }
 
-/** A batch as it crosses to the SQLite store thread: its events packed. */
-export type WireBatch = Omit<BatchWrite, 'events'> & { events: PackedStoreEvents };
+/** What a batch (store's BatchWrite) needs to cross: its events, and the body their spans point into. */
+export interface PackableBatch {
+  events: readonly StorableEvent[];
+  source?: Uint8Array;
+}
 
-export function toWireBatch(b: BatchWrite): WireBatch {
+/** A batch as it crosses to the SQLite store thread: its events packed, everything else as it is. */
+export type WireBatch<B extends PackableBatch = PackableBatch> = Omit<B, 'events'> & {
+  events: PackedStoreEvents;
+};
+
+export function toWireBatch<B extends PackableBatch>(b: B): WireBatch<B> {
   return {
     ...b,
     events: packStoreEvents(b.events),
@@ -124,6 +146,8 @@ export function toWireBatch(b: BatchWrite): WireBatch {
   };
 }
 
-export function fromWireBatch(w: WireBatch): BatchWrite {
+export function fromWireBatch<B extends PackableBatch>(
+  w: WireBatch<B>,
+): Omit<B, 'events'> & { events: StorableEvent[] } {
   return { ...w, events: unpackStoreEvents(w.events) };
 }
