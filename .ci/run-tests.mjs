@@ -46,8 +46,13 @@ function read(line) {
 // One package's tests at a time: the server's own suite holds tests of memory after load and of timing (the
 // fuzz run's RSS bound, C59; crash tests under load), which other packages' suites on the same two cores
 // made fail where they pass on a quiet box.
-const child = spawn('turbo', ['run', 'test', '--continue', '--concurrency=1', ...process.argv.slice(2)], {
+// `pnpm test:quick` (--quick): no service, no browser and no slow test file (EVENTS_TEST_QUICK=1, see
+// vitest.shared.ts), so nothing timing-sensitive runs and two packages can share the cores.
+const quick = process.argv.includes('--quick');
+const args = process.argv.slice(2).filter((a) => a !== '--quick');
+const child = spawn('turbo', ['run', 'test', '--continue', `--concurrency=${quick ? 2 : 1}`, ...args], {
   cwd: repo,
+  env: quick ? { ...process.env, EVENTS_TEST_QUICK: '1', EVENTS_TEST_REQUIRE_SERVICES: '0' } : process.env,
   stdio: ['inherit', 'pipe', 'pipe'],
   shell: process.platform === 'win32',
 });
@@ -69,14 +74,19 @@ child.on('exit', (code) => {
   for (const c of counts.values()) for (const k of Object.keys(sum)) sum[k] += c[k];
   const ok = code === 0;
   const parts = [
-    `pnpm test: ${ok ? 'passed' : 'FAILED'}: ${counts.size} packages, ${sum.passed} tests passed, ${sum.failed} failed, ${sum.skipped} skipped`,
+    `pnpm ${quick ? 'test:quick' : 'test'}: ${ok ? 'passed' : 'FAILED'}: ${counts.size} packages, ${sum.passed} tests passed, ${sum.failed} failed, ${sum.skipped} skipped`,
   ];
   if (failedTasks.size) parts.push(`failed in ${[...failedTasks].join(', ')}`);
-  parts.push(
-    reasons.size
-      ? `not run for want of ${[...reasons].join(', ')} (see README: "What a complete test run needs")`
-      : 'nothing skipped for want of PostgreSQL, Redis, NATS or Chromium',
-  );
+  if (quick)
+    parts.push(
+      'a quick run: no PostgreSQL, Redis, NATS or Chromium and no slow test file (`pnpm test` runs every test)',
+    );
+  else
+    parts.push(
+      reasons.size
+        ? `not run for want of ${[...reasons].join(', ')} (see README: "What a complete test run needs")`
+        : 'nothing skipped for want of PostgreSQL, Redis, NATS or Chromium',
+    );
   process.stdout.write(`\n${parts.join('; ')}\n`);
   process.exit(code ?? 1);
 });

@@ -1,5 +1,6 @@
+import { PROBLEM_CODES } from '@org/events-types';
 import { describe, expect, it } from 'vitest';
-import { messagesByField } from '../src/app/lib/field-messages.js';
+import { isHashedNote, messagesByField } from '../src/app/lib/field-messages.js';
 
 describe('messagesByField', () => {
   it("pairs each field with its message, even when a message holds the separator '; '", () => {
@@ -39,5 +40,20 @@ describe('messagesByField', () => {
     ]);
     expect(messagesByField(null, ['x'])).toEqual([]);
     expect(messagesByField('Only text.', [])).toEqual([{ field: '', message: 'Only text.' }]);
+  });
+});
+
+describe('isHashedNote', () => {
+  it("tells the request log's note of a field hashed on arrival (C125) from the warnings", () => {
+    const note = PROBLEM_CODES.hashed_on_arrival.template.replace('{fields}', 'user_data.em, user_data.ph');
+    expect(isHashedNote(note)).toBe(true);
+    const dropped = PROBLEM_CODES.hash_dropped.template.replace('{path}', 'user_data.fn[0]');
+    expect(isHashedNote(dropped)).toBe(false);
+    // The log puts the note first: it is the text before the first message that begins with a field.
+    const joined = `${note}; ${dropped}`;
+    expect(messagesByField(joined, ['user_data.fn[0]', 'user_data.em', 'user_data.ph'])).toEqual([
+      { field: '', message: note },
+      { field: 'user_data.fn[0]', message: dropped },
+    ]);
   });
 });

@@ -18,7 +18,14 @@ export {
 } from './core/native-memory.js';
 export { SlidingLog } from './ratelimit/sliding-log.js';
 export { type RunningServer, type StartServerOptions, startServer } from './server.js';
-export { SqliteStore, type SqliteStoreOptions, type SynchronousLevel } from './store/sqlite-store.js';
-export type * from './store/store.js';
-export { eventJsonOf } from './store/store.js';
+// The storage interface, part by part (issue 36): Store is their composition.
+export type * from './store/interface/deletions.js';
+export type * from './store/interface/directory.js';
+export type * from './store/interface/directory-data.js';
+export type * from './store/interface/events.js';
+export { eventJsonOf } from './store/interface/events.js';
+export type * from './store/interface/outbox.js';
+export type * from './store/interface/request-log.js';
+export type * from './store/interface/store.js';
+export { SqliteStore, type SqliteStoreOptions, type SynchronousLevel } from './store/sqlite/sqlite-store.js';
 export { ThreadedSqliteStore } from './store/threaded-store.js';

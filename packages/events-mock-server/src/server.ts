@@ -25,10 +25,10 @@ import { DEFAULT_REQUEST_LOG, RequestLog, type RequestLogOptions } from './reque
 import type { DocsSource } from './routes/docs.js';
 import type { InspectorSource } from './routes/inspector.js';
 import { CustomTypesCache } from './store/custom-types-cache.js';
+import type { Outbox } from './store/interface/outbox.js';
+import type { Store } from './store/interface/store.js';
 import { openStore } from './store/open-store.js';
-import { hasOutbox, type Outbox } from './store/outbox.js';
-import type { SynchronousLevel } from './store/sqlite-store.js';
-import type { Store } from './store/store.js';
+import type { SynchronousLevel } from './store/sqlite/sqlite-store.js';
 import { parseStoreUrl, type StoreLocation } from './store/store-url.js';
 
 export interface StartServerOptions {
@@ -167,10 +167,11 @@ async function startDelivery(
 ): Promise<{ deliverer: Deliverer; outbox: Outbox } | null> {
   const sinks = [...config.delivery.sinks, ...(options.sinks ?? [])];
   if (sinks.length === 0) return null;
-  if (!hasOutbox(store))
-    throw new Error(`delivery needs a store with an outbox; ${store.description} has none (C100)`);
   const opened = await openSinks(sinks, Date.now, config.delivery.timeoutSeconds);
-  await store.routeOutbox(sinks.map((s) => ({ sink: s.name, adAccounts: s.adAccounts })));
+  // C127: a Conversions API sink also takes the conversion deletion requests of its accounts.
+  await store.routeOutbox(
+    sinks.map((s) => ({ sink: s.name, adAccounts: s.adAccounts, deletions: s.kind === 'conversions_api' })),
+  );
   const deliverer = new Deliverer(store, opened, config.delivery, logger);
   deliverer.start();
   return { deliverer, outbox: store };
@@ -251,6 +252,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       }),
       closing: false,
       delivery,
+      hashUserData: new Set(config.hashUserData),
     };
     validation = ctx.validation;
     // C65: the config's faults, checked with the config; at most faults_max of them, so each one fits.

@@ -3,7 +3,8 @@
 // SIGKILL three times while batches stream in. Before that, a user's events are accepted and deleted while
 // the upstream is down, and another account with no sink sends too. At the end every acknowledged event of
 // the routed account has reached the upstream at least once, under its account and token; no event of the
-// other account and no deleted event ever did; the repeats are counted. On SQLite, and on PostgreSQL.
+// other account and no deleted event ever did; the deletion request itself did (C127); the repeats are
+// counted. On SQLite, and on PostgreSQL.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -48,7 +49,8 @@ async function chaoticUpstream() {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      const ids = (JSON.parse(body) as { data: { event_id: string }[] }).data.map((e) => e.event_id);
+      // A conversion deletion request passed on (C127) carries no events.
+      const ids = ((JSON.parse(body) as { data?: { event_id: string }[] }).data ?? []).map((e) => e.event_id);
       const r = { at: Date.now(), path: req.url ?? '', auth: req.headers.authorization ?? '', ids };
       const answer = (status: number, headers: Record<string, string> = {}) => {
         seen.push({ ...r, accepted: status === 200 });
@@ -228,8 +230,19 @@ describe.each(stores)('delivery under chaos: $name', ({ open }) => {
       const missing = [...s.acked].filter((id) => !times.has(id));
       expect(missing, 'acknowledged events that never arrived').toEqual([]);
       expect(new Set(upstream.seen.map((r) => `${r.path} ${r.auth}`))).toEqual(
-        new Set([`/v5/ad_accounts/${A}/events Bearer ${UPSTREAM_TOKEN}`]),
+        new Set([
+          `/v5/ad_accounts/${A}/events Bearer ${UPSTREAM_TOKEN}`,
+          `/v5/ad_accounts/${A}/conversion_deletion_requests Bearer ${UPSTREAM_TOKEN}`,
+        ]),
       );
+      // The deletion request reached the upstream (C127), and its status says so.
+      expect(accepted.some((r) => r.path.endsWith('/conversion_deletion_requests'))).toBe(true);
+      const request = (await (
+        await fetch(`${child.url}/v5/ad_accounts/${A}/conversion_deletion_requests`, {
+          headers: { authorization: `Bearer ${T.oauthStd}` },
+        })
+      ).json()) as { items: { status: string }[] };
+      expect(request.items.map((r) => r.status)).toEqual(['SUBMITTED']);
       expect(upstream.seen.flatMap((r) => r.ids).filter((id) => id.startsWith('b-'))).toEqual([]);
       expect(
         upstream.seen

@@ -42,7 +42,8 @@ async function upstream(): Promise<{
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      const ids = (JSON.parse(body) as { data: { event_id: string }[] }).data.map((e) => e.event_id);
+      // A conversion deletion request passed on (C127) carries no events.
+      const ids = ((JSON.parse(body) as { data?: { event_id: string }[] }).data ?? []).map((e) => e.event_id);
       const a = answer(req, body);
       seen.push({
         at: Date.now(),
@@ -138,8 +139,12 @@ test('a deletion never sends a deleted event, nor another account’s under this
     expect((await h.send(A, T.convA, ofUser(h, 'carl', 5))).status).toBe(200);
     up.answer(() => ({ status: 200 }));
     await until(async () => (await admin(h)).body.sinks[0].delivered === 5);
+    // The deletion request itself is passed on (C127), before the events accepted after it.
     const ok = up.seen.filter((s) => s.status === 200);
-    expect(ok.map((s) => s.path)).toEqual([`/v5/ad_accounts/${A}/events`]);
+    expect(ok.map((s) => s.path)).toEqual([
+      `/v5/ad_accounts/${A}/conversion_deletion_requests`,
+      `/v5/ad_accounts/${A}/events`,
+    ]);
     expect(ok.flatMap((s) => s.ids)).toEqual(['carl-0', 'carl-1', 'carl-2', 'carl-3', 'carl-4']);
     expect(up.seen.every((s) => s.auth === `Bearer ${TOKEN}`)).toBe(true);
     expect((await admin(h)).body.sinks[0]).toMatchObject({ pending: 0, dead: 0, delivered: 5 });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { expect, test } from 'vitest';
-import type { Outbox } from '../src/store/outbox.js';
+import type { Outbox } from '../src/store/interface/outbox.js';
 import { spawnBin } from './support/child.js';
 import { A, B, event, T, testConfig } from './support/fixtures.js';
 import { NATS_URL, natsReachable } from './support/nats.js';

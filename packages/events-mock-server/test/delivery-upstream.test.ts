@@ -92,7 +92,7 @@ test(`${EVENTS} events reach an upstream stopped and restarted mid-run, each onc
     expect(counters()?.failures).toBeGreaterThan(0);
 
     upstream = await upstreamAt(port);
-    const outbox = s.server.store as unknown as import('../src/store/outbox.js').Outbox;
+    const outbox = s.server.store as unknown as import('../src/store/interface/outbox.js').Outbox;
     await until(async () => (await outbox.outboxStats()).length === 0);
 
     const report = await upstream.store.report(A);
@@ -139,7 +139,7 @@ test('two instances on one SQLite file share the outbox: no entry is delivered b
       const data = Array.from({ length: 100 }, (_, j) => event(one.nowS(), { event_id: `shared-${i + j}` }));
       expect((await (i % 200 ? one : two).send(A, T.convA, data)).status).toBe(200);
     }
-    const outbox = one.server.store as unknown as import('../src/store/outbox.js').Outbox;
+    const outbox = one.server.store as unknown as import('../src/store/interface/outbox.js').Outbox;
     await until(async () => (await outbox.outboxStats()).length === 0);
     const delivered = instances.map((h) => h.server.delivery?.counters()[0]?.delivered ?? 0);
     // Each entry was delivered by exactly one of them, and the upstream saw no repeat.

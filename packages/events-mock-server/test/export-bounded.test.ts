@@ -1,7 +1,8 @@
 // A 100,000-row export streams in bounded memory (C63): the server reads the store a page at a time and only
 // as fast as the client reads, so a client that stops reading stops the reading of pages.
 import { afterEach, expect, test } from 'vitest';
-import type { EventToStore, Store } from '../src/store/store.js';
+import type { EventToStore } from '../src/store/interface/events.js';
+import type { Store } from '../src/store/interface/store.js';
 import { A, T } from './support/fixtures.js';
 import { type Harness, startHarness, T0 } from './support/server.js';
 

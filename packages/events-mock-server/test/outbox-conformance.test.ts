@@ -4,20 +4,13 @@
 // deletion are never handed out again; times are whole ms; leases keep one owner per entry and the order per
 // account. (The basic claim/settle behaviour is in outbox.test.ts.)
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { decodeCursor } from '../src/store/event-rows.js';
-import type { Outbox, OutboxBatch } from '../src/store/outbox.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { BatchWrite, Store } from '../src/store/store.js';
-import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
+import type { BatchWrite } from '../src/store/interface/events.js';
+import type { Outbox, OutboxBatch } from '../src/store/interface/outbox.js';
+import type { Store } from '../src/store/interface/store.js';
+import { decodeCursor } from '../src/store/shared/event-rows.js';
 import { leadBatch } from './support/outbox-batch.js';
-import { openTestPgStore } from './support/pg-store.js';
-import { postgresReachable } from './support/postgres.js';
+import { type OpenedStore, STORE_IMPLEMENTATIONS } from './support/store-implementations.js';
 
 const X = '1';
 const Y = '2';
@@ -63,82 +56,23 @@ async function newestSeqs(store: Store, n: number): Promise<number[]> {
   return seqs;
 }
 
-interface Opened {
-  store: Store & Outbox;
-  /** Deletes an account's events behind the store's back, leaving their entries (as an earlier version did). */
-  dropEvents(adAccountId: string): Promise<void>;
-}
-
-const impls: { name: string; open(dir: string): Promise<Opened> }[] = [
-  {
-    name: 'SqliteStore',
-    open: async () => {
-      const store = new SqliteStore({ path: ':memory:' });
-      return {
-        store,
-        dropEvents: async (a) =>
-          void store.database.prepare('DELETE FROM events WHERE ad_account_id = ?').run(a),
-      };
-    },
-  },
-  {
-    name: 'ThreadedSqliteStore',
-    open: async (dir) => {
-      const path = join(dir, 'events.db');
-      const store = await ThreadedSqliteStore.open({ path, synchronous: 'NORMAL' });
-      // A second connection to the file (WAL): the store's thread sees the deletion on its next read.
-      const dropEvents = async (a: string) => {
-        const db = new Database(path);
-        try {
-          db.pragma('busy_timeout = 5000');
-          db.prepare('DELETE FROM events WHERE ad_account_id = ?').run(a);
-        } finally {
-          db.close();
-        }
-      };
-      return { store, dropEvents };
-    },
-  },
-];
-if (await postgresReachable())
-  impls.push({
-    name: 'PgStore',
-    open: async () => {
-      const { store, url } = await openTestPgStore();
-      const dropEvents = async (a: string) => {
-        const c = new pg.Client({ connectionString: url });
-        await c.connect();
-        try {
-          await c.query('DELETE FROM events WHERE ad_account_id = $1', [a]);
-        } finally {
-          await c.end();
-        }
-      };
-      return { store, dropEvents };
-    },
-  });
-
-for (const impl of impls)
-  describe(`outbox conformance: ${impl.name}`, () => {
-    let dir: string;
-    let opened: Opened;
-    let store: Store & Outbox;
+// The outbox part of every Store implementation (issue 36: each part's suite runs against all of them).
+for (const impl of STORE_IMPLEMENTATIONS)
+  describe.skipIf(!impl.run)(`outbox conformance: ${impl.name}`, () => {
+    let opened: OpenedStore;
+    let store: Store;
     beforeEach(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'ems-outbox-conf-'));
-      opened = await impl.open(dir);
+      opened = await impl.open();
       store = opened.store;
     });
-    afterEach(async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterEach(() => opened.cleanup());
 
     test('a deletion removes its pending entries; later events of the account go out, and only they', async () => {
       await store.routeOutbox([{ sink: 'up', adAccounts: [X] }]);
       // An older event of another account: A's events are the newest when deleted.
       await store.commitBatch(batch(Y, 'rY0', ['y0'], 900, of(hashC)));
       await store.commitBatch(batch(X, 'rA', ids('a', 5), 1000, of(hashA)));
-      expect(await store.deleteConversions(X, { emailHashes: [hashA], clickIds: [] })).toEqual({
+      expect(await store.deleteConversions(X, { em: [hashA], click_id: [] })).toEqual({
         events: 5,
         outboxEntries: 5,
         requestBodies: 0,
@@ -166,9 +100,7 @@ for (const impl of impls)
       // Leased when deleted: a deletion removes entries in every state.
       const [heldA] = await claim(store, 'D', 2000);
       expect(eventIds(heldA)).toEqual(ids('a', 5));
-      expect((await store.deleteConversions(X, { emailHashes: [hashA], clickIds: [] })).outboxEntries).toBe(
-        5,
-      );
+      expect((await store.deleteConversions(X, { em: [hashA], click_id: [] })).outboxEntries).toBe(5);
       await store.commitBatch(batch(Y, 'rY', ids('y', 5), 1100, of(hashC)));
       await store.commitBatch(batch(X, 'rB', ids('b', 5), 1200, of(hashB)));
       const seqsAfter = await newestSeqs(store, 10);
@@ -208,7 +140,7 @@ for (const impl of impls)
       expect(eventIds(sent)).toEqual(['a1', 'a2']);
       await deliver(store, 'D', sent, 2001);
       // A's 3 events and the click id's 1 on X, each with an entry of both sinks.
-      expect(await store.deleteConversions(X, { emailHashes: [hashA], clickIds: ['epik-1'] })).toEqual({
+      expect(await store.deleteConversions(X, { em: [hashA], click_id: ['epik-1'] })).toEqual({
         events: 4,
         outboxEntries: 8,
         requestBodies: 0,
@@ -237,7 +169,7 @@ for (const impl of impls)
     test('after a deletion of 30 pending events, claims go on with the next ones in order', async () => {
       await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
       await store.commitBatch(batch(X, 'rA', ids('a', 30), 1000, of(hashA)));
-      expect(await store.deleteConversions(X, { emailHashes: [hashA], clickIds: [] })).toEqual({
+      expect(await store.deleteConversions(X, { em: [hashA], click_id: [] })).toEqual({
         events: 30,
         outboxEntries: 30,
         requestBodies: 0,
@@ -442,6 +374,190 @@ for (const impl of impls)
       expect(new Set(seen).size).toBe(60);
       for (const a of accounts) expect(order.get(a)).toEqual(ids(`${a}-`, 20));
       expect(await store.outboxStats()).toEqual([]);
+    });
+
+    // C128: an account's run goes on with the next entries while the ones it holds are out.
+    test('extendClaim: the owner’s next entries after its last, its lease renewed; another owner is refused', async () => {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null }]);
+      await store.commitBatch(batch(X, 'r1', ids('e', 6), 1000));
+      const extend = (owner: string, afterId: number, now: number, limit = 2) =>
+        store.extendClaim({
+          sink: 'up',
+          owner,
+          adAccountId: X,
+          afterId,
+          now,
+          leaseMs: 100,
+          batchSize: 2,
+          limit,
+        });
+      const [first] = await claim(store, 'A', 2000, { batchSize: 2 });
+      expect(eventIds(first)).toEqual(['e1', 'e2']);
+      const last = (b: OutboxBatch | undefined) => entryIds(b).at(-1) as number;
+      // Another owner: nothing, the account is A's.
+      expect(await extend('B', last(first), 2010)).toBeNull();
+      const next = await extend('A', last(first), 2050);
+      expect(next?.map(eventIds)).toEqual([['e3', 'e4']]);
+      // Renewed to 2150: at 2120 (past the claim's 2100) nobody else claims the account.
+      expect(await claim(store, 'B', 2120)).toEqual([]);
+      // Settled as they are answered, in order, while the owner goes on.
+      await deliver(store, 'A', first, 2121);
+      const more = await extend('A', last(next?.[0]), 2122, 10);
+      expect(more?.map(eventIds)).toEqual([['e5', 'e6']]);
+      await deliver(store, 'A', next?.[0], 2123);
+      await deliver(store, 'A', more?.[0], 2124);
+      expect(await extend('A', last(more?.[0]), 2125)).toEqual([]);
+      // Everything settled: the owner holds nothing, and a new entry is a claim of the account from its head.
+      await store.commitBatch(batch(X, 'r2', ['f1'], 2200));
+      expect((await extend('A', last(more?.[0]), 2300))?.map(eventIds)).toEqual([['f1']]);
+      expect(await store.outboxStats()).toEqual([{ sink: 'up', pending: 1, dead: 0, oldestPendingAt: 2200 }]);
+      expect(await claim(store, 'B', 2350)).toEqual([]);
+    });
+
+    // C127: a conversion deletion request passed on to a sink that takes deletions.
+    test('a deletion request is an entry of its own after the account’s earlier events; its status follows the upstream', async () => {
+      await store.routeOutbox([
+        { sink: 'up', adAccounts: [X], deletions: true },
+        { sink: 'bus', adAccounts: null },
+      ]);
+      await store.commitBatch(batch(X, 'r1', ids('a', 3), 1000, of(hashA)));
+      await store.commitBatch(batch(X, 'r2', ids('b', 2), 1100, of(hashB)));
+      const made = await store.createDeletionRequest(X, { em: [hashA], click_id: ['epik-1'] }, 1500);
+      // A's events and their entries of both sinks go at once; the request waits for the upstream.
+      expect(made).toMatchObject({
+        status: 'PENDING',
+        processedAt: null,
+        removed: { events: 3, outboxEntries: 6, requestBodies: 0 },
+      });
+      await store.commitBatch(batch(X, 'r3', ids('c', 2), 1600, of(hashC)));
+      // An account no deletion route covers: processed here only, as before.
+      expect(await store.createDeletionRequest(Y, { em: [hashA] }, 1700)).toMatchObject({
+        status: 'SUBMITTED',
+        processedAt: 1700,
+      });
+      expect(bySink(await store.outboxStats())).toEqual([
+        { sink: 'bus', pending: 4, dead: 0, oldestPendingAt: 1100 },
+        { sink: 'up', pending: 5, dead: 0, oldestPendingAt: 1100 },
+      ]);
+      const shape = (b: OutboxBatch) =>
+        b.deletion ? ['deletion', b.deletion.requestId, JSON.parse(b.deletion.body)] : eventIds(b);
+      const claimed = await claim(store, 'D', 2000, { batchesPerAccount: 3 });
+      expect(claimed.map(shape)).toEqual([
+        ['b1', 'b2'],
+        ['deletion', made.requestId, { deletion_targets: { user_emails: [hashA], epiks: ['epik-1'] } }],
+        ['c1', 'c2'],
+      ]);
+      expect(claimed[1]?.entries.map((e) => e.attempts)).toEqual([0]);
+      // A sink without a deletion route gets the events only.
+      expect((await claim(store, 'D', 2000, { sink: 'bus' })).map(shape)).toEqual([['b1', 'b2', 'c1', 'c2']]);
+      // The events before it and the request delivered in one settlement, the rest given back.
+      const [before, deletion, after] = claimed as [OutboxBatch, OutboxBatch, OutboxBatch];
+      const entry = (deletion.entries[0] as { id: number }).id;
+      await store.settleOutbox('D', [
+        {
+          kind: 'delivered',
+          adAccountId: X,
+          ids: [...entryIds(before), entry],
+          now: 2001,
+          deletions: [
+            { entryId: entry, status: 'SUBMITTED', processedAt: 86_400_000, upstreamRequestId: '77' },
+          ],
+        },
+        { kind: 'released', adAccountId: X, ids: entryIds(after) },
+      ]);
+      expect(await store.getDeletionRequest(X, made.requestId)).toMatchObject({
+        status: 'SUBMITTED',
+        processedAt: 86_400_000,
+      });
+      const [rest] = await claim(store, 'D', 2002);
+      expect(rest && shape(rest)).toEqual(['c1', 'c2']);
+      await deliver(store, 'D', rest, 2003);
+      expect(bySink(await store.outboxStats())).toEqual([
+        { sink: 'bus', pending: 4, dead: 0, oldestPendingAt: 1100 },
+      ]);
+      expect(await store.pruneOutbox(3000)).toBeGreaterThanOrEqual(5);
+      // Retention removed its entry: the request keeps what the upstream answered.
+      expect((await store.listDeletionRequests(X)).map((r) => [r.requestId, r.status])).toEqual([
+        [made.requestId, 'SUBMITTED'],
+      ]);
+    });
+
+    test('a refused deletion request is dead and CANCELLED, PENDING again once requeued; the upstream’s status kept', async () => {
+      await store.routeOutbox([{ sink: 'up', adAccounts: null, deletions: true }]);
+      await store.commitBatch(batch(X, 'r1', ['a'], 1000, of(hashB)));
+      const made = await store.createDeletionRequest(X, { em: [hashA] }, 1500);
+      expect(made.removed.outboxEntries).toBe(0);
+      await store.commitBatch(batch(X, 'r2', ['c'], 1600, of(hashB)));
+      const [events, deletion, ...none] = await claim(store, 'D', 2000, {
+        batchSize: 1,
+        batchesPerAccount: 2,
+      });
+      expect(none).toEqual([]);
+      expect(deletion?.deletion?.requestId).toBe(made.requestId);
+      await deliver(store, 'D', events, 2001);
+      // A retried failure leaves it PENDING; a refusal (a 401) makes it dead at once.
+      const fail = (maxAttempts: number, now: number) =>
+        store.settleOutbox('D', {
+          kind: 'failed',
+          adAccountId: X,
+          ids: entryIds(deletion),
+          now,
+          error: 'HTTP 401',
+          retryAt: now,
+          maxAttempts,
+        });
+      await fail(5, 2002);
+      expect((await store.getDeletionRequest(X, made.requestId))?.status).toBe('PENDING');
+      const [again, ...held] = await claim(store, 'D', 2003, { batchSize: 1 });
+      expect(held).toEqual([]);
+      expect(again?.deletion?.requestId).toBe(made.requestId);
+      expect(again?.entries.map((e) => e.attempts)).toEqual([1]);
+      await store.settleOutbox('D', {
+        kind: 'failed',
+        adAccountId: X,
+        ids: entryIds(again),
+        now: 2004,
+        error: 'HTTP 401',
+        retryAt: 2004,
+        maxAttempts: 0,
+      });
+      expect(await store.getDeletionRequest(X, made.requestId)).toMatchObject({
+        status: 'CANCELLED',
+        processedAt: null,
+      });
+      expect(await store.outboxStats()).toEqual([{ sink: 'up', pending: 1, dead: 1, oldestPendingAt: 1600 }]);
+      // Dead, it holds nothing back: the later event goes on.
+      const [later] = await claim(store, 'D', 2005);
+      expect(eventIds(later)).toEqual(['c']);
+      await deliver(store, 'D', later, 2006);
+      expect(await store.requeueDeadOutbox(2007)).toBe(1);
+      expect((await store.getDeletionRequest(X, made.requestId))?.status).toBe('PENDING');
+      const [requeued] = await claim(store, 'D', 2008);
+      expect(requeued?.deletion).toEqual({
+        requestId: made.requestId,
+        body: JSON.stringify({ deletion_targets: { user_emails: [hashA] } }),
+      });
+      // Pinterest answers PENDING (it processes later): so does this service, not processed yet.
+      await store.settleOutbox('D', {
+        kind: 'delivered',
+        adAccountId: X,
+        ids: entryIds(requeued),
+        now: 2009,
+        deletions: [
+          {
+            entryId: entryIds(requeued)[0] as number,
+            status: 'PENDING',
+            processedAt: null,
+            upstreamRequestId: null,
+          },
+        ],
+      });
+      expect(await store.getDeletionRequest(X, made.requestId)).toMatchObject({
+        status: 'PENDING',
+        processedAt: null,
+      });
+      expect(await store.outboxStats()).toEqual([]);
+      expect(await claim(store, 'D', 9000)).toEqual([]);
     });
 
     test('batchesPerAccount: several batches of one account in one claim, the account held until all settle', async () => {

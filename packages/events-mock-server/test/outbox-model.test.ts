@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Outbox, OutboxEntryStatus, OutboxOutcome } from '../src/store/outbox.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { Store } from '../src/store/store.js';
+import type { Outbox, OutboxEntryStatus, OutboxOutcome } from '../src/store/interface/outbox.js';
+import type { Store } from '../src/store/interface/store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { ThreadedSqliteStore } from '../src/store/threaded-store.js';
 import { openTestPgStore } from './support/pg-store.js';
 import { postgresReachable } from './support/postgres.js';
@@ -145,7 +145,7 @@ const deleteUser = (account: string, user: number) =>
     () => `delete(${account}, user ${user})`,
     async (m, store) => {
       const gone = m.events.filter((e) => e.account === account && e.user === user && !e.deleted);
-      const targets = { emailHashes: [USERS[user] as string], clickIds: [] };
+      const targets = { em: [USERS[user] as string], click_id: [] };
       // Every event of the user on the account, and every entry of them in any state (leased, settled, dead).
       expect(await store.deleteConversions(account, targets)).toEqual({
         events: gone.length,

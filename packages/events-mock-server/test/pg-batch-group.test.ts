@@ -1,8 +1,8 @@
 // C83: batches waiting while a PostgreSQL call runs go together into the next call, per account; every
 // batch of a call settles with it. No database: the call is a function the test answers by hand.
 import { describe, expect, test } from 'vitest';
+import type { BatchResult, BatchWrite } from '../src/store/interface/events.js';
 import { BatchGrouper, groupParams, splitResults } from '../src/store/pg/batch-group.js';
-import type { BatchResult, BatchWrite } from '../src/store/store.js';
 
 const batch = (account: string, request: string, ids: string[]): BatchWrite => ({
   adAccountId: account,

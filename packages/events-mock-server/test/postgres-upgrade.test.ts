@@ -1,6 +1,7 @@
 // Migration 4 (C80, C81) upgrades a database made by migrations 1-3 in place, its data intact: events keep
 // their seq, text and fold counts, sightings still deduplicate within the window (API and tag ones), the
-// report counts the same, a failure count stays, and new events are stored after the old ones.
+// report counts the same, a failure count stays, and new events are stored after the old ones. Migration 9
+// (C127) keeps the deletion requests of migration 8 and passes new ones on after the account's events.
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
 import { migrate } from '../src/store/pg/migrate.js';
@@ -106,6 +107,75 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL schema upgrade to migr
           ],
           failed: [{ eventName: 'lead', code: 'invalid_value', count: 1 }],
         });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe.skipIf(!(await postgresReachable()))('PostgreSQL schema upgrade to migration 9', () => {
+  test('a database of migration 8 keeps its deletion requests; new ones are passed on after the events', async () => {
+    const db = await createTestDatabase();
+    try {
+      const pool = new pg.Pool({ connectionString: db.url });
+      try {
+        expect(
+          await migrate(
+            pool,
+            MIGRATIONS.filter((m) => m.version <= 8),
+          ),
+        ).toBe(8);
+        await pool.query(
+          `INSERT INTO deletion_requests (id, ad_account_id, status, created_at, processed_at, events,
+             outbox_entries, request_bodies) VALUES (5000, $1, 'SUBMITTED', 5, 5, 1, 0, 0)`,
+          [ACCOUNT],
+        );
+        await pool.query('UPDATE deletion_request_ids SET last = 5000');
+      } finally {
+        await pool.end();
+      }
+
+      const store = await PgStore.open({ url: db.url });
+      try {
+        expect((await store.listDeletionRequests(ACCOUNT)).map((r) => [r.requestId, r.status])).toEqual([
+          ['5000', 'SUBMITTED'],
+        ]);
+        await store.routeOutbox([{ sink: 'up', adAccounts: null, deletions: true }]);
+        await store.commitBatch({
+          adAccountId: ACCOUNT,
+          requestId: 'req-1',
+          receivedAt: 10_000,
+          dedupSince: 0,
+          events: [
+            {
+              index: 0,
+              eventName: 'lead',
+              eventId: 'kept',
+              eventTime: 1,
+              usage: [],
+              json: '{"event_id":"kept"}',
+            },
+          ],
+          failures: [],
+        });
+        const made = await store.createDeletionRequest(ACCOUNT, { click_id: ['epik-1'] }, 11_000);
+        expect(made).toMatchObject({ requestId: '11000000', status: 'PENDING', processedAt: null });
+        const claimed = await store.claimOutbox({
+          sink: 'up',
+          owner: 'D',
+          now: 20_000,
+          leaseMs: 1000,
+          batchSize: 10,
+          batchesPerAccount: 2,
+          maxAccounts: 1,
+        });
+        expect(claimed.map((b) => b.deletion?.requestId ?? b.entries.map((e) => e.eventId))).toEqual([
+          ['kept'],
+          '11000000',
+        ]);
       } finally {
         await store.close();
       }

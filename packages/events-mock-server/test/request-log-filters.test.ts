@@ -2,8 +2,8 @@
 // answers exactly the entries the filter admits, newest first, whatever the page size (fast-check).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { RequestLogFilter, RequestLogWrite } from '../src/store/store.js';
+import type { RequestLogFilter, RequestLogWrite } from '../src/store/interface/request-log.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const NAMES = ['checkout', 'lead', 'page visit', 'a\nb'];
 

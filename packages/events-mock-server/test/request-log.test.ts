@@ -370,7 +370,7 @@ describe('C60 retention and body size', () => {
   });
 
   test('a log write that fails is counted in /metrics, and the request is answered as usual', async () => {
-    const { SqliteStore } = await import('../src/store/sqlite-store.js');
+    const { SqliteStore } = await import('../src/store/sqlite/sqlite-store.js');
     const store = new SqliteStore({ path: ':memory:' });
     store.appendRequests = () => Promise.reject(new Error('disk full'));
     h = await startHarness({ store });

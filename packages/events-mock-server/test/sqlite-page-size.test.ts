@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { BatchWrite } from '../src/store/store.js';
+import type { BatchWrite } from '../src/store/interface/events.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ems-page-size-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

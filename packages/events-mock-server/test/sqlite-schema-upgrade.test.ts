@@ -1,15 +1,16 @@
 // A version 1 SQLite file (before the request log, C60) gains the new tables when a newer server opens it,
 // and keeps its events. A version 2 file loses its request log entries, which may hold values refused as
 // personal data (C70), overwritten in the file and its WAL, and keeps everything else. A version 6 file gains
-// the conversion deletion requests (C121).
+// the conversion deletion requests (C121); a version 7 file, the outbox entries of those passed on (C127).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test } from 'vitest';
-import { SCHEMA_VERSION } from '../src/store/sqlite-schema.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { BatchWrite, RequestLogWrite } from '../src/store/store.js';
+import type { BatchWrite } from '../src/store/interface/events.js';
+import type { RequestLogWrite } from '../src/store/interface/request-log.js';
+import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 test('a version 1 file is upgraded to the current version in place', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
@@ -162,7 +163,8 @@ test('C112: a version 4 file gets seqs that never go back, and loses entries tha
     const raw = new Database(path);
     raw.exec(`
       CREATE TABLE events_v4 AS SELECT * FROM events;
-      CREATE TABLE outbox_v4 AS SELECT * FROM outbox;
+      CREATE TABLE outbox_v4 AS SELECT id, sink, ad_account_id, event_seq, request_id, created_at, state, attempts,
+        next_at, lease_owner, lease_until, last_error, result, settled_at FROM outbox;
       DROP TABLE events; DROP TABLE outbox;
       CREATE TABLE events (seq INTEGER PRIMARY KEY, ad_account_id TEXT NOT NULL, event_name TEXT NOT NULL,
         event_id TEXT NOT NULL, event_time INTEGER NOT NULL, received_at INTEGER NOT NULL,
@@ -253,16 +255,60 @@ test('C121: a version 6 file gains the deletion requests and the counter of thei
 
     const upgraded = new SqliteStore({ path });
     expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    const made = await upgraded.createDeletionRequest('1', { emailHashes: [], clickIds: ['e'] }, 5);
+    const made = await upgraded.createDeletionRequest('1', { em: [], click_id: ['e'] }, 5);
     expect(made.requestId).toBe('5000');
     await upgraded.close();
     // Opened again, the counter goes on from where it was.
     const again = new SqliteStore({ path });
-    expect((await again.createDeletionRequest('1', { emailHashes: [], clickIds: ['e'] }, 5)).requestId).toBe(
-      '5001',
-    );
+    expect((await again.createDeletionRequest('1', { em: [], click_id: ['e'] }, 5)).requestId).toBe('5001');
     expect((await again.listDeletionRequests('1')).map((r) => r.requestId)).toEqual(['5001', '5000']);
     await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('C127: a version 7 file gains the entries of deletion requests; its pending entries go first', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ems-upgrade-'));
+  const path = join(dir, 'events.db');
+  try {
+    const first = new SqliteStore({ path });
+    await first.routeOutbox([{ sink: 'up', adAccounts: null }]);
+    await first.commitBatch({ ...batch, requestId: 'r1', events: batch.events.slice(0, 1) });
+    await first.createDeletionRequest('1', { em: [], click_id: ['e'] }, 5);
+    await first.close();
+    const raw = new Database(path);
+    raw.exec(`DROP INDEX outbox_deletions;
+      ALTER TABLE outbox DROP COLUMN deletion_request_id; ALTER TABLE outbox DROP COLUMN payload;
+      ALTER TABLE deletion_requests DROP COLUMN upstream_status;
+      ALTER TABLE deletion_requests DROP COLUMN upstream_processed_at;
+      ALTER TABLE deletion_requests DROP COLUMN upstream_request_id;
+      PRAGMA user_version = 7;`);
+    raw.close();
+
+    const upgraded = new SqliteStore({ path });
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    // The request of version 7 reads as before.
+    expect((await upgraded.listDeletionRequests('1')).map((r) => [r.requestId, r.status])).toEqual([
+      ['5000', 'SUBMITTED'],
+    ]);
+    await upgraded.routeOutbox([{ sink: 'up', adAccounts: null, deletions: true }]);
+    const made = await upgraded.createDeletionRequest('1', { em: [], click_id: ['f'] }, 6);
+    expect(made).toMatchObject({ requestId: '6000', status: 'PENDING', processedAt: null });
+    const claimed = await upgraded.claimOutbox({
+      sink: 'up',
+      owner: 'D',
+      now: 10_000,
+      leaseMs: 100,
+      batchSize: 10,
+      batchesPerAccount: 2,
+      maxAccounts: 1,
+    });
+    expect(claimed.map((b) => b.deletion?.requestId ?? b.entries.map((e) => e.eventId))).toEqual([
+      [batch.events[0]?.eventId],
+      '6000',
+    ]);
+    await upgraded.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

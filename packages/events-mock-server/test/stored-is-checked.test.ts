@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { prepareBatch } from '../src/pipeline/prepare.js';
-import { eventJsonOf } from '../src/store/store.js';
+import { eventJsonOf } from '../src/store/interface/events.js';
 import { A, event, sha256, T } from './support/fixtures.js';
 import { type Harness, startHarness } from './support/server.js';
 

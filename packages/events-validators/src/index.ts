@@ -8,11 +8,18 @@ export {
   type BatchOptions,
   type BatchValidation,
   type EventValidation,
+  replaceWarnings,
   validateBatch,
   validateEvent,
 } from './lib/batch.js';
 export type { ValidationContext } from './lib/context.js';
-export { hashUserData, normalize, sha256Hex } from './lib/hash.js';
+export {
+  type HashedOnArrival,
+  hashUserData,
+  hashUserDataInPlace,
+  normalize,
+  sha256Hex,
+} from './lib/hash.js';
 export { readsAsContact } from './lib/json-type.js';
 export { type MatchQuality, type MatchQualityIdentifier, matchQuality } from './lib/match-quality.js';
 export {

@@ -6,7 +6,7 @@ import { NORMALIZATION } from '@org/events-types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONVERSION_EVENT_JSON_SCHEMA } from '../src/generated/json-schema.gen.js';
-import { hashUserData, normalize, sha256Hex, validateEvent } from '../src/index.js';
+import { hashUserData, hashUserDataInPlace, normalize, sha256Hex, validateEvent } from '../src/index.js';
 import { type Json, NOW, sha256, validEvent } from './helpers.js';
 
 describe('normalize (C5), one table per kind', () => {
@@ -14,6 +14,11 @@ describe('normalize (C5), one table per kind', () => {
     // em (email): trim + lower
     ['em', '  Jane.Doe@Example.COM ', 'jane.doe@example.com'],
     ['em', '   ', null],
+    // C126: an address has an @ with something on each side; anything else is not hashed.
+    ['em', ' Jane Doe ', null],
+    ['em', 'jane@', null],
+    ['em', '@example.com', null],
+    ['em', ' A@B ', 'a@b'],
     // ph (phone): digits only, leading zeros removed
     ['ph', '+1 (555) 010-0100', '15550100100'],
     ['ph', '0044 20 7946 0958', '442079460958'],
@@ -264,5 +269,85 @@ describe('fn and every other field of user_data (C119)', () => {
       customer_type: null,
       click_id: null,
     });
+  });
+});
+
+describe('hashUserDataInPlace (C125)', () => {
+  const hex = (s: string) => sha256(s);
+
+  it("hashes, in place, the raw strings of hashed fields' arrays as hashUserData does, and says which", async () => {
+    const event = {
+      event_name: 'checkout',
+      user_data: {
+        em: ['  Jane.Doe@Example.COM ', sha256('x')],
+        ph: ['+1 (555) 010-0100', 'call me'],
+        zp: ['94107-1234'],
+        country: ['United States'],
+        external_id: 'CRM-1',
+        ge: [7],
+        client_ip_address: '203.0.113.9',
+        first_name: ['Jane'],
+      },
+    };
+    const done = hashUserDataInPlace(event, hex);
+    expect(done).toMatchObject({
+      hashed: ['user_data.em', 'user_data.ph', 'user_data.zp', 'user_data.country'],
+      unusable: [{ path: 'user_data.ph[1]', kind: 'phone' }],
+    });
+    expect(done?.replaced.map(([raw]) => raw)).toEqual([
+      '  Jane.Doe@Example.COM ',
+      '+1 (555) 010-0100',
+      '94107-1234',
+      'United States',
+    ]);
+    const expected = await hashUserData({
+      em: '  Jane.Doe@Example.COM ',
+      ph: '+1 (555) 010-0100',
+      zp: '94107-1234',
+      country: 'United States',
+    });
+    expect(event.user_data).toEqual({
+      em: [expected.em?.[0], sha256('x')],
+      ph: [expected.ph?.[0], 'call me'],
+      // The country read before it was hashed: a US zip keeps its first 5 digits.
+      zp: [sha256('94107')],
+      country: expected.country,
+      external_id: 'CRM-1',
+      ge: [7],
+      client_ip_address: '203.0.113.9',
+      first_name: ['Jane'],
+    });
+  });
+
+  it('does nothing to digests, to what is not an event, nor to an event without user_data', () => {
+    const digest = { user_data: { em: [sha256('a@b')] } };
+    expect(hashUserDataInPlace(digest, hex)).toBeNull();
+    expect(digest.user_data.em).toEqual([sha256('a@b')]);
+    for (const v of [null, 1, 'em', [], {}, { user_data: 'x' }, { user_data: [] }])
+      expect(hashUserDataInPlace(v, hex)).toBeNull();
+  });
+
+  it('property: every string left in a hashed array is a digest or reported unusable', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(...Object.keys(NORMALIZATION.fields)),
+          fc.array(fc.oneof(fc.string(), fc.emailAddress(), fc.integer())),
+        ),
+        (userData) => {
+          const event = { user_data: structuredClone(userData) as Record<string, unknown[]> };
+          const done = hashUserDataInPlace(event, hex);
+          const unusable = new Set(done?.unusable.map((u) => u.path));
+          for (const [field, values] of Object.entries(event.user_data))
+            for (const [j, v] of values.entries()) {
+              if (typeof v !== 'string') expect(v).toBe(userData[field]?.[j]);
+              else {
+                const digest = /^[0-9a-fA-F]{64}$/.test(v.trim());
+                expect(digest || unusable.has(`user_data.${field}[${j}]`), `${field}[${j}]`).toBe(true);
+              }
+            }
+        },
+      ),
+    );
   });
 });

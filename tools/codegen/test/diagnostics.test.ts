@@ -21,6 +21,7 @@ import { SpecError } from '../src/load/spec-error.js';
 import { buildIR } from '../src/model/build-ir.js';
 import * as data from '../src/model/data.js';
 import { readDecisions } from '../src/model/decisions.js';
+import { readDeletionKeys } from '../src/model/deletion-keys.js';
 import { readDifferences } from '../src/model/differences.js';
 import { checkMessageKinds } from '../src/model/message-kinds.js';
 import { buildOperations } from '../src/model/operations.js';
@@ -95,6 +96,13 @@ let realIR: IR;
 beforeAll(async () => {
   realIR = await buildIR(await loadSpec(realSpecDir));
 });
+/** normalization.yaml `deletionKeys` read against the real spec's schemas (C124). */
+const deletionKeys = (keys: Record<string, string>) =>
+  readDeletionKeys(
+    at('spec/data/normalization.yaml', { deletionKeys: keys }).at('deletionKeys'),
+    realIR.schemas,
+    realIR.normalization.unhashed,
+  );
 type Edit = (ir: IR, schema: (name: string) => SchemaIR) => void;
 /** An emitter run on a copy of the real IR with one edit. */
 function emit(emitter: Emitter, edit: Edit) {
@@ -706,6 +714,21 @@ const ROWS: Row[] = [
         for (const x of ir.schemas) for (const f of x.fields) delete f.normalize;
       }),
   },
+  {
+    code: 'deletion-target-unknown',
+    where: 'spec/data/normalization.yaml: deletionKeys.phones',
+    run: () => deletionKeys({ user_emails: 'em', epiks: 'click_id', phones: 'ph' }),
+  },
+  {
+    code: 'deletion-target-unmatched',
+    where: 'spec/data/normalization.yaml: deletionKeys',
+    run: () => deletionKeys({ user_emails: 'em' }),
+  },
+  {
+    code: 'deletion-key-not-identifier',
+    where: 'spec/data/normalization.yaml: deletionKeys.epiks',
+    run: () => deletionKeys({ user_emails: 'em', epiks: 'customer_type' }),
+  },
   // What the server, docs and client emitters need of the spec
   {
     code: 'rate-limit-header-unknown',
@@ -731,6 +754,15 @@ const ROWS: Row[] = [
         for (const c of contents(ir))
           for (const t of Object.values(c))
             for (const e of Object.values((t.examples ?? {}) as Obj)) delete e['x-demo'];
+      }),
+  },
+  {
+    code: 'client-request-id-pattern',
+    where: `${API}: components.headers.RequestId`,
+    run: () =>
+      emit(eventsMockServerEmitter, (ir) => {
+        const headers = (ir.openapi.components as Obj).headers as Record<string, Record<string, unknown>>;
+        headers.RequestId!['x-client-pattern'] = '[A-Za-z0-9]+';
       }),
   },
   {

@@ -1,7 +1,7 @@
 import { matches } from '../core/request-checks.js';
 import { detail, RequestError, received, requestError } from '../core/request-error.js';
 import type { ROUTES } from '../generated/routes.gen.js';
-import type { AdAccountRecord } from '../store/directory-data.js';
+import type { AdAccountRecord } from '../store/interface/directory-data.js';
 import type { AuthFailure, Directory, Principal } from './directory.js';
 
 type Route = (typeof ROUTES)[keyof typeof ROUTES];

@@ -1,4 +1,9 @@
-import type { AdAccountRecord, AppRecord, DirectoryData, TokenRecord } from '../store/directory-data.js';
+import type {
+  AdAccountRecord,
+  AppRecord,
+  DirectoryData,
+  TokenRecord,
+} from '../store/interface/directory-data.js';
 import { digestKey, hashToken, sameDigest } from './token-hash.js';
 
 /** Who is calling, once the bearer token is known. */

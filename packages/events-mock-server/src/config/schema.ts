@@ -120,6 +120,9 @@ const adAccount = object({
     )
     .default('USD'),
   owner: text().optional(),
+  // C125: raw values of hashed user_data fields are normalized and hashed on arrival (a gateway for senders
+  // that cannot hash); off by default, as Pinterest takes digests only.
+  hash_user_data: z.boolean({ error: missingOr('must be true or false') }).default(false),
 });
 
 const app = object({

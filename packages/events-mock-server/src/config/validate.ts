@@ -10,8 +10,8 @@ import {
 } from '../delivery/delivery-config.js';
 import { checkFault } from '../faults/fault-spec.js';
 import type { RequestLogBodies } from '../requestlog/request-log.js';
-import type { DirectoryData, TokenRecord } from '../store/directory-data.js';
-import type { SynchronousLevel } from '../store/sqlite-store.js';
+import type { DirectoryData, TokenRecord } from '../store/interface/directory-data.js';
+import type { SynchronousLevel } from '../store/sqlite/sqlite-store.js';
 import type { ConfigIssue } from './config-error.js';
 import { configSchema, digitsAsString, type RawConfig } from './schema.js';
 
@@ -52,6 +52,8 @@ export interface ServerConfig {
   delivery: DeliveryConfig;
   /** Faults injected from the start (C65), checked as the admin API checks them. */
   faults: FaultSpec[];
+  /** C125: the ad accounts with `hash_user_data: true`, whose raw user data is hashed on arrival. */
+  hashUserData: string[];
 }
 
 type Path = (string | number)[];
@@ -335,6 +337,7 @@ function resolve(c: RawConfig): ServerConfig {
         : { ...o, ad_account_id: digitsAsString(o.ad_account_id) }) as unknown as FaultSpec;
     }),
     delivery: resolveDelivery(c.delivery),
+    hashUserData: c.ad_accounts.filter((a) => a.hash_user_data).map((a) => a.id),
     requestLog: {
       maxEntries: c.request_log.max_entries,
       maxAgeSeconds: c.request_log.max_age_seconds,

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Outbox, OutboxStats } from '../store/outbox.js';
+import type { Outbox, OutboxStats } from '../store/interface/outbox.js';
 import type { Deliverer } from './deliverer.js';
 
 /**

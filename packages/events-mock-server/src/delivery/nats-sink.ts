@@ -1,7 +1,7 @@
 // Loaded only when a NATS sink is configured (open-sinks.ts): the client is an optional dependency.
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { OutboxBatch } from '../store/outbox.js';
+import type { OutboxBatch } from '../store/interface/outbox.js';
 import type { NatsSinkConfig } from './delivery-config.js';
 import { redactCredentials } from './sanitize.js';
 import type { Sink, SinkOutcome } from './sink.js';
@@ -22,6 +22,8 @@ export class NatsSink implements Sink {
   readonly kind = 'nats';
   readonly name: string;
   readonly batchSize: number;
+  /** One batch of an account at a time: its publishes are acknowledged before the next batch goes. */
+  readonly inFlight = 1;
   readonly #c: NatsSinkConfig;
   readonly #nc: NatsConnection;
   readonly #js: JetStreamClient;
@@ -56,6 +58,15 @@ export class NatsSink implements Sink {
   }
 
   async deliver(batch: OutboxBatch, signal: AbortSignal): Promise<SinkOutcome> {
+    // C127: a NATS sink is given no deletion request; one left by a sink of the same name that was a
+    // Conversions API sink is refused, so its request says it was not passed on (CANCELLED).
+    if (batch.deletion)
+      return {
+        ok: false,
+        summary: 'refused',
+        error: 'a NATS sink does not take conversion deletion requests (C127)',
+        permanent: true,
+      };
     const subject = `${this.#c.subjectPrefix}.${batch.adAccountId}`;
     const enc = new TextEncoder();
     try {

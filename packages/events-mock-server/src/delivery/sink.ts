@@ -1,4 +1,4 @@
-import type { OutboxBatch, UpstreamResult } from '../store/outbox.js';
+import type { DeletionAnswer, OutboxBatch, UpstreamResult } from '../store/interface/outbox.js';
 
 /** Where a batch of accepted events goes (C100): an upstream Conversions API, or a NATS JetStream stream. */
 export interface Sink {
@@ -7,8 +7,14 @@ export interface Sink {
   /** Most events of one delivery. */
   readonly batchSize: number;
   /**
+   * Batches of one account sent before the first of them is answered (C128): in order, on one connection.
+   * 1: each waits for the answer to the one before.
+   */
+  readonly inFlight: number;
+  /**
    * Delivers one account's batch; resolves with the outcome and never rejects. `ok` only once the receiver
-   * acknowledged every event of it (C100: marked delivered only then).
+   * acknowledged every event of it (C100: marked delivered only then). A batch of a conversion deletion
+   * request (`batch.deletion`, C127) goes to the receiver's deletion route; a sink without one refuses it.
    */
   deliver(batch: OutboxBatch, signal: AbortSignal): Promise<SinkOutcome>;
   /** Time (ms) before which the receiver asked not to be sent anything (rate limits), or 0. */
@@ -17,7 +23,12 @@ export interface Sink {
 }
 
 export type SinkOutcome =
-  | { ok: true; results?: (UpstreamResult | null)[] }
+  | {
+      ok: true;
+      results?: (UpstreamResult | null)[];
+      /** What the receiver answered to a deletion request (C127). */
+      deletion?: Omit<DeletionAnswer, 'entryId'>;
+    }
   | {
       ok: false;
       /**

@@ -355,7 +355,7 @@ export const REQUEST_PROBLEM_TABLE = {
       status: 409,
       code: 4196,
       message: 'The request conflicts with the current state.',
-      template: 'the request {received} is SUBMITTED (this service processes requests at once, C91); only a PENDING request can be cancelled',
+      template: 'the request {received} cannot be cancelled: this service deletes at once (C91), and a request passed on to an upstream cannot be called back (C127)',
       params: ['received'],
     },
     deletion_request_unknown: {

@@ -9,8 +9,8 @@ import type { AdminAuthThrottle } from '../ratelimit/admin-auth-throttle.js';
 import type { Limiter } from '../ratelimit/limiter.js';
 import type { RequestLog } from '../requestlog/request-log.js';
 import type { CustomTypesCache } from '../store/custom-types-cache.js';
-import type { Outbox } from '../store/outbox.js';
-import type { Store } from '../store/store.js';
+import type { Outbox } from '../store/interface/outbox.js';
+import type { Store } from '../store/interface/store.js';
 
 /** What every handler needs; built once per server. */
 export interface ServerContext {
@@ -25,6 +25,8 @@ export interface ServerContext {
   faults: Faults;
   /** Parses and validates batches, in worker threads when they are large. */
   validation: ValidationPool;
+  /** C125: ad accounts whose raw user data is normalized and hashed on arrival (`hash_user_data`). */
+  hashUserData: ReadonlySet<string>;
   /** Every request to the events endpoint, with its answer (C60). */
   requestLog: RequestLog;
   /** Admin sessions of the cookie login (C64). */

@@ -1,5 +1,5 @@
 import { CUSTOM_EVENT_NAME_RULE, STANDARD_EVENT_NAME_TABLE } from '@org/events-types';
-import type { CustomEventTypeRow } from '../store/store.js';
+import type { CustomEventTypeRow } from '../store/interface/directory.js';
 
 /** Standard API name -> what it is usable for (seed 2.2), stored with each event (C11). */
 const STANDARD_USAGE: ReadonlyMap<string, readonly string[]> = new Map(

@@ -3,8 +3,8 @@ import type { AuthFailure, Principal } from '../auth/directory.js';
 import type { RequestProblems } from '../core/request-error.js';
 import type { OperationId } from '../generated/routes.gen.js';
 import type { KeptBody } from '../pipeline/prepare.js';
-import type { AdAccountRecord } from '../store/directory-data.js';
-import type { LoggedDuplicate } from '../store/store.js';
+import type { AdAccountRecord } from '../store/interface/directory-data.js';
+import type { LoggedDuplicate } from '../store/interface/request-log.js';
 
 // The types of the gate's record (C101), apart from the gate's code: the gate (gate.ts), the fault answer
 // (fault.ts) and the request log capture (request-log-capture.ts) all read the record, and the gate calls
@@ -25,6 +25,8 @@ export interface EventsOutcome {
   /** Failed events per message code, for the report timeline (C63). */
   failedCodes: Record<string, number>;
   eventNames: string[];
+  /** C125: the user_data fields of each event the service hashed on arrival (`user_data.em`). */
+  hashed: Map<number, string[]>;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   QUERY_CHECKS,
 } from '../generated/request-checks.gen.js';
 import { type OperationId, ROUTES } from '../generated/routes.gen.js';
-import type { AdAccountRecord } from '../store/directory-data.js';
+import type { AdAccountRecord } from '../store/interface/directory-data.js';
 import { bodyEncoding, checkDeclaredLength, hasBody, parseJsonBody, requireJson } from './body.js';
 import type { ServerContext } from './context.js';
 import { checkCsrfToken, checkSameOrigin, needsCsrf, sessionCookie, takesSession } from './csrf.js';

@@ -1,7 +1,8 @@
-import { readsAsContact, redactedText, redactJson } from '@org/events-validators';
+import { MESSAGE_JOIN } from '@org/events-types';
+import { formatMessage, readsAsContact, redactedText, redactJson } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeptBody } from '../pipeline/prepare.js';
-import type { RequestLogError, RequestLogItem, RequestLogWrite } from '../store/store.js';
+import type { RequestLogError, RequestLogItem, RequestLogWrite } from '../store/interface/request-log.js';
 import type { ServerContext } from './context.js';
 import type { EventsOutcome, Gate } from './gate-types.js';
 import { clientRequestId } from './request-id.js';
@@ -152,20 +153,62 @@ function itemsOf(o: EventsOutcome): { items: RequestLogItem[]; warned: number } 
   const indexes = new Set(results.keys());
   for (const i of o.fields.keys()) indexes.add(i);
   for (const i of o.duplicates.keys()) indexes.add(i);
+  const hashedFirst = hashedNotes(o.hashed);
+  for (const i of hashedFirst.keys()) indexes.add(i);
   for (const index of [...indexes].sort((a, b) => a - b)) {
     const r = results.get(index);
+    // The answer's count: a note of the log below is no warning its client received.
     if (r !== undefined && r.warning_message !== null) warned++;
-    const fields = o.fields.get(index) ?? [];
+    const hashed = hashedFirst.get(index);
+    const problemFields = o.fields.get(index) ?? [];
+    const fields = hashed ? [...new Set([...problemFields, ...hashed.fields])] : problemFields;
     const duplicateOf = o.duplicates.get(index) ?? null;
     if (r === undefined && !fields.length && !duplicateOf) continue;
     items.push({
       index,
       status: r?.status ?? 'processed',
       errorMessage: loggedMessage(r?.error_message ?? null),
-      warningMessage: loggedMessage(r?.warning_message ?? null),
+      warningMessage: withHashedNote(loggedMessage(r?.warning_message ?? null), hashed),
       fields,
       duplicateOf,
     });
   }
   return { items, warned };
+}
+
+/** C125: the events that carry a request's notes of hashed fields, by index. */
+interface HashedNote {
+  fields: readonly string[];
+  /** Later events of the request whose hashed fields were the same. */
+  others: number;
+}
+
+/**
+ * C125: one note per distinct list of fields the service hashed in a request, on the first event with it,
+ * counting the later events with the same list: a 1000-event batch of one sender hashed alike logs one item,
+ * not a thousand (a clean batch logs none, C60).
+ */
+function hashedNotes(hashed: ReadonlyMap<number, readonly string[]>): Map<number, HashedNote> {
+  const first = new Map<string, HashedNote & { index: number }>();
+  for (const [index, fields] of hashed) {
+    const key = fields.join(', ');
+    const seen = first.get(key);
+    if (seen) seen.others++;
+    else first.set(key, { index, fields, others: 0 });
+  }
+  return new Map([...first.values()].map(({ index, ...note }) => [index, note]));
+}
+
+/**
+ * C125: the log's copy of an event's warning message, after its `hashed_on_arrival` note, so the request
+ * detail and the inspector say what the service changed. First, so the messages after it still begin where
+ * their fields do. The log's only: the client's answer has no such warning, and `warned` counts the answer's.
+ */
+function withHashedNote(message: string | null, hashed: HashedNote | undefined): string | null {
+  if (!hashed) return message;
+  const note = formatMessage('hashed_on_arrival', {
+    fields: hashed.fields.join(', '),
+    others: hashed.others > 0 ? hashed.others : undefined,
+  });
+  return message === null ? note : `${note}${MESSAGE_JOIN.separator}${message}`;
 }

@@ -1,7 +1,7 @@
 import { LIMITS } from '@org/events-types';
 import { requestError } from '../core/request-error.js';
 import { HEADERS } from '../generated/routes.gen.js';
-import { CommitOutcomeUnknownError } from '../store/store.js';
+import { CommitOutcomeUnknownError } from '../store/interface/store.js';
 import type { ServerContext } from './context.js';
 
 /** Seconds a client waits after a 503 before retrying (C2). */

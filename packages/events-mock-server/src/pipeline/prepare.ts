@@ -1,18 +1,22 @@
+import { hash } from 'node:crypto';
 import type { BatchResponse, EventResult } from '@org/events-types';
-import { LIMITS } from '@org/events-types';
+import { LIMITS, PROBLEM_CODES } from '@org/events-types';
 import {
   type EventProblems,
   formatMessage,
+  type HashedOnArrival,
+  hashUserDataInPlace,
   type Problem,
   personalDataPaths,
   readsAsContact,
   redactedText,
   redactJson,
   refusedPaths,
+  replaceWarnings,
   type ValidationContext,
   validateBatch,
 } from '@org/events-validators';
-import type { ByteSpan } from '../store/store.js';
+import type { ByteSpan } from '../store/interface/events.js';
 import { countMembers, scanLight } from './json-light-scan.js';
 import { type DataElement, type ScanProblem, scanBody } from './json-scan.js';
 
@@ -27,6 +31,15 @@ export interface PreparedEvent {
    * empty when not asked for (test mode stores nothing).
    */
   json: string | ByteSpan;
+}
+
+/**
+ * What prepareBatch knows of the request beyond the validators' context: whether the ad account hashes raw
+ * user data on arrival (C125, `hash_user_data`). Plain data, so it crosses to a validation thread with the
+ * rest of the context.
+ */
+export interface PrepareContext extends ValidationContext {
+  hashUserData?: boolean;
 }
 
 /**
@@ -80,6 +93,11 @@ export type Prepared =
       fields: [number, string[]][];
       /** For the request log (C60): the distinct event names of the body, in order of first appearance. */
       names: string[];
+      /**
+       * C125: the user_data fields whose raw values the service normalized and hashed on arrival (sparse;
+       * empty unless the account hashes), as paths from the event (`user_data.em`).
+       */
+      hashed: [number, string[]][];
     };
 
 /**
@@ -104,7 +122,7 @@ const SCAN_LIMITS = { maxDepth: LIMITS.json_max_depth.value, maxMembers: LIMITS.
  * member name and only numbers every reader holds alike, is stored as the bytes the client sent; any other
  * accepted event is serialized from the value the rules accepted (C36).
  */
-export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: boolean): Prepared {
+export function prepareBatch(raw: Buffer, ctx: PrepareContext, withJson: boolean): Prepared {
   // C35-C37 in one flat pass; the full scan only where it has something to say (escapes, a repeated name).
   const light = scanLight(raw, SCAN_LIMITS);
   if (!light.ok) {
@@ -128,6 +146,8 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     return { kind: 'json_error', reason: text === '' ? 'the body is empty' : (e as Error).message };
   }
   if (!light.unicodeEscapes) elements = elementsOf(raw, body, light.elements);
+  // C125: raw values become digests here, before any rule, log line or store sees the event.
+  const arrival = ctx.hashUserData === true ? hashOnArrival(body) : null;
   let eventErrors: Map<number, Problem[]> | undefined;
   if (elements)
     for (let i = 0; i < elements.length; i++) {
@@ -141,6 +161,13 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   const result = validateBatch(body, ctx, eventErrors ? { eventErrors } : {});
   if (!result.ok) return { kind: 'invalid', status: result.status, error: result.error };
   const data = (body as { data: unknown[] }).data;
+  const hashed: [number, string[]][] = [];
+  if (arrival)
+    for (const [i, h] of arrival) {
+      if (h.hashed.length) hashed.push([i, h.hashed]);
+      if (h.unusable.length)
+        notNormalizable(result.response.events[i] as EventResult, result.problems[i] as EventProblems, h);
+    }
   const exact = withJson && elements !== null && elements.length === data.length;
   const events: PreparedEvent[] = [];
   const failures: { eventName: string; codes: string[] }[] = [];
@@ -153,8 +180,15 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
   for (let i = 0; i < result.accepted.length; i++) {
     const ev = result.accepted[i];
     const p = result.problems[i] as EventProblems;
+    // C125: an event changed on arrival is kept as changed (digests, never the raw values), cleaned as any.
+    // Its JSON as changed is made once: the kept body's span and, when the rules changed nothing more, the
+    // stored event.
+    const h = arrival?.get(i);
+    const changed = h !== undefined;
+    const text = h ? changedJson(raw, elements, data.length, i, data[i], h.replaced) : undefined;
+    if (text !== undefined) kept = keepChanged(kept, elements, data.length, i, text, p);
     if (p.errors.length || p.warnings.length) {
-      kept = keepEvent(kept, raw, elements, data.length, i, p);
+      if (!changed) kept = keepEvent(kept, raw, elements, data.length, i, p);
       notable.push([i, result.response.events[i] as EventResult]);
     }
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
@@ -175,9 +209,11 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     if (withJson) {
       const el = exact ? elements?.[i] : undefined;
       json =
-        el?.exactNumbers && el.duplicate === null && ev === data[i]
+        el?.exactNumbers && el.duplicate === null && ev === data[i] && !changed
           ? { start: el.start, end: el.end }
-          : JSON.stringify(ev);
+          : ev === data[i] && text !== undefined
+            ? text
+            : JSON.stringify(ev);
     }
     events.push({ index: i, eventName: ev.event_name, eventId: ev.event_id, eventTime: ev.event_time, json });
   }
@@ -196,7 +232,107 @@ export function prepareBatch(raw: Buffer, ctx: ValidationContext, withJson: bool
     warnedDuplicates,
     fields,
     names: [...new Set(Array.from(names, countedName))],
+    hashed,
   };
+}
+
+/** SHA-256 as lower-case hex, one call per value (C125): Node's one-shot hash, no Hash object per value. */
+const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
+
+/**
+ * C125: normalizes and hashes, in place, the raw values of every event's hashed user_data fields (the
+ * client's code, `hashUserDataInPlace`), by event index; null when no event had one. A body that is not a
+ * batch is left to the request checks.
+ */
+function hashOnArrival(body: unknown): Map<number, HashedOnArrival> | null {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return null;
+  let out: Map<number, HashedOnArrival> | null = null;
+  for (let i = 0; i < data.length; i++) {
+    const h = hashUserDataInPlace(data[i], sha256Hex);
+    if (h === null) continue;
+    out ??= new Map();
+    out.set(i, h);
+  }
+  return out;
+}
+
+const NOT_NORMALIZABLE: Readonly<Record<string, string>> = PROBLEM_CODES.not_normalizable_dropped.reasons;
+
+/**
+ * C125: a value the normalization refused was left unhashed, and the rules dropped it with `hash_dropped`; its
+ * warning says instead why it could not be hashed (`not_normalizable_dropped`, by its field's kind).
+ */
+function notNormalizable(result: EventResult, p: EventProblems, h: HashedOnArrival): void {
+  const kinds = new Map(h.unusable.map((u) => [u.path, u.kind]));
+  replaceWarnings(result, p, (w) => {
+    const reason = w.code === 'hash_dropped' ? NOT_NORMALIZABLE[kinds.get(w.path) ?? ''] : undefined;
+    if (reason === undefined) return w;
+    return {
+      path: w.path,
+      code: 'not_normalizable_dropped',
+      message: formatMessage('not_normalizable_dropped', { path: w.path, reason }),
+    };
+  });
+}
+
+/**
+ * C125: the JSON of event `i` as changed on arrival. Where its bytes are known, hold only plain strings (no
+ * backslash: every string is its characters between two quotes) and only numbers every reader holds alike,
+ * each raw value of `replaced` that occurs exactly once as a whole string in them is replaced there by its
+ * digest: the bytes as sent with the digests in place, for about half of what serializing the event again
+ * costs (bench/README.md). Once is proof of place: the value is in the event, so a second match could be
+ * anything else (another field holding the same text, a member name), and then the event is serialized.
+ */
+function changedJson(
+  raw: Buffer,
+  elements: readonly DataElement[] | null,
+  count: number,
+  i: number,
+  event: unknown,
+  replaced: readonly [string, string][],
+): string {
+  const el = elements !== null && elements.length === count ? elements[i] : undefined;
+  if (el === undefined || !el.exactNumbers || el.duplicate !== null || replaced.length === 0)
+    return JSON.stringify(event);
+  let text = raw.toString('utf8', el.start, el.end);
+  if (text.includes('\\')) return JSON.stringify(event);
+  for (const [value, digest] of replaced) {
+    const token = `"${value}"`;
+    const at = text.indexOf(token);
+    if (at < 0 || text.includes(token, at + 1)) return JSON.stringify(event);
+    text = `${text.slice(0, at)}"${digest}"${text.slice(at + token.length)}`;
+  }
+  return text;
+}
+
+/**
+ * C70, C125: the kept body after event `i`, which the service changed on arrival: its span of the bytes holds
+ * raw values, so it is replaced by `text`, the event as changed, cleaned by the same rule as any event where
+ * its problems ask for it (a value that could not be normalized is still raw there, and dropped with a
+ * warning). An event the scanner could not locate leaves no body to keep.
+ */
+function keepChanged(
+  kept: KeptBody,
+  elements: readonly { start: number; end: number }[] | null,
+  count: number,
+  i: number,
+  text: string,
+  p: EventProblems,
+): KeptBody {
+  if (kept.kind === 'none') return kept;
+  const el = elements !== null && elements.length === count ? elements[i] : undefined;
+  if (el === undefined) return { kind: 'none' };
+  const paths = personalDataPaths(p);
+  const refused = refusedPaths(p);
+  const cleaned =
+    paths === null && refused.size === 0 ? text : (redactJson(text, paths, 'event', refused) ?? text);
+  const span = { start: el.start, end: el.end, text: cleaned };
+  if (kept.kind === 'spliced') {
+    kept.spans.push(span);
+    return kept;
+  }
+  return { kind: 'spliced', spans: [span] };
 }
 
 /** A processed event with nothing to say: the result of almost every event of a clean batch. */

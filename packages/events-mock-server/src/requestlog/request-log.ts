@@ -2,7 +2,12 @@ import { LIMITS } from '@org/events-types';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { RequestLogRetention, RequestLogSummary, RequestLogWrite, Store } from '../store/store.js';
+import type {
+  RequestLogRetention,
+  RequestLogStore,
+  RequestLogSummary,
+  RequestLogWrite,
+} from '../store/interface/request-log.js';
 
 /** Retention of the request log (C60); the config's `request_log:` section, else the spec's defaults. */
 export interface RequestLogOptions {
@@ -33,6 +38,11 @@ const HOUR_MS = 3_600_000;
 
 /** Entries wait this long to be written together: one transaction (and one fsync) for many requests. */
 const WRITE_INTERVAL_MS = LIMITS.request_log_write_interval_seconds.value * 1000;
+/**
+ * Retention is applied with a write at most this often (C130): on PostgreSQL its deletes are most of a
+ * write's round trips. Internal, not a limit users see: the log may hold a second's entries over max_entries.
+ */
+const PRUNE_EVERY_MS = 1000;
 
 /** The first hour start (Unix seconds) of the report timeline at `now` (C63). */
 export function timelineStart(now: number): number {
@@ -44,12 +54,13 @@ export type RequestListener = (summary: RequestLogSummary) => void;
 /**
  * The request log of C60. Entries are recorded after the answer was sent and written in batches: the
  * entries of WRITE_INTERVAL_MS go to the store in one call, with the retention applied in the same
- * transaction, so a busy server pays one transaction per interval rather than one per request. A failed write is counted and logged; it never reaches a client.
+ * transaction at most once every PRUNE_EVERY_MS (C130), so a busy server pays one transaction per interval
+ * rather than one per request. A failed write is counted and logged; it never reaches a client.
  * Listeners (the live stream, C62) hear each entry once it is written.
  */
 export class RequestLog {
   readonly options: RequestLogOptions;
-  readonly #store: Store;
+  readonly #store: RequestLogStore;
   readonly #clock: Clock;
   readonly #metrics: Metrics;
   readonly #logger: Logger;
@@ -58,8 +69,16 @@ export class RequestLog {
   #queue: RequestLogWrite[] = [];
   #tail: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  /** When retention was last applied with a write (the clock's ms). */
+  #prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(store: Store, clock: Clock, metrics: Metrics, logger: Logger, options: RequestLogOptions) {
+  constructor(
+    store: RequestLogStore,
+    clock: Clock,
+    metrics: Metrics,
+    logger: Logger,
+    options: RequestLogOptions,
+  ) {
     this.#store = store;
     this.#clock = clock;
     this.#metrics = metrics;
@@ -112,7 +131,9 @@ export class RequestLog {
       maxAgeMs: this.options.maxAgeSeconds * 1000,
       now,
       timelineSince: timelineStart(now),
+      prune: !(now >= this.#prunedAt && now - this.#prunedAt < PRUNE_EVERY_MS),
     };
+    if (retention.prune) this.#prunedAt = now;
     let seqs: number[];
     try {
       seqs = await this.#store.appendRequests(batch, retention);

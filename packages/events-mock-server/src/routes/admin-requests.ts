@@ -6,12 +6,8 @@ import type { ServerContext } from '../http/context.js';
 import type { Checked } from '../http/gate.js';
 import { requestIdHeaders } from '../http/request-id.js';
 import { withStore } from '../http/storage.js';
-import {
-  BadCursorError,
-  type RequestLogEntry,
-  type RequestLogItem,
-  type RequestLogSummary,
-} from '../store/store.js';
+import type { RequestLogEntry, RequestLogItem, RequestLogSummary } from '../store/interface/request-log.js';
+import { BadCursorError } from '../store/interface/store.js';
 import { requestFilter, summaryJson } from './request-log-json.js';
 
 const PING_MS = LIMITS.request_stream_ping_seconds.value * 1000;

@@ -8,7 +8,8 @@ import { AccountEventNames } from '../http/event-names.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import { timelineStart } from '../requestlog/request-log.js';
-import { BadCursorError, type StoredEventRow, type TagEventWrite } from '../store/store.js';
+import type { StoredEventRow, TagEventWrite } from '../store/interface/events.js';
+import { BadCursorError } from '../store/interface/store.js';
 
 const AD_ACCOUNT_ID = new RegExp(ROUTES['admin/reports/get'].pathParams.ad_account_id.pattern);
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;

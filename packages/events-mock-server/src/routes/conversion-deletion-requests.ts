@@ -2,6 +2,7 @@
 // events of the named users, their dedup sightings and the request-log bodies holding them are deleted in the
 // request that creates it. C121: the requests themselves (id, status, times, no targets) are kept in the
 // store, written in the deletion's transaction, and answered in the shapes of Pinterest's SDKs.
+import { DELETION_KEYS } from '@org/events-types';
 import { normalize, sha256Hex } from '@org/events-validators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { received, requestError } from '../core/request-error.js';
@@ -9,8 +10,8 @@ import type { CheckedConversionDeletionRequestCreate } from '../generated/reques
 import type { ServerContext } from '../http/context.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
-import { isDeletionRequestId } from '../store/conversion-deletion.js';
-import type { DeletionRequestRow, DeletionTargets } from '../store/store.js';
+import type { DeletionRequestRow, DeletionTargets } from '../store/interface/deletions.js';
+import { isDeletionRequestId } from '../store/shared/conversion-deletion.js';
 
 /** Pinterest's `ConversionDeletionRequest`: a numeric id and OpenAPI `date`s (C121). */
 interface DeletionRequestOut {
@@ -35,25 +36,34 @@ function out(r: DeletionRequestRow): DeletionRequestOut {
 const DIGEST = /^[0-9a-fA-F]{64}$/;
 
 /**
- * The digests a user_emails entry stands for: a SHA-256 hex digest as sent (lower-cased), or a plain address
- * normalized as C5 says and hashed here. The plain address goes no further than this function (C70).
+ * The digest an entry for a hashed field (`user_emails` for `em`) stands for: a SHA-256 hex digest as sent
+ * (lower-cased), or a plain value normalized as that field is (C5) and hashed here. The plain value goes no
+ * further than this function (C70).
  */
-async function emailDigest(entry: string): Promise<string> {
+async function digestOf(field: string, entry: string): Promise<string> {
   if (DIGEST.test(entry)) return entry.toLowerCase();
-  return sha256Hex(normalize('em', entry) ?? entry);
+  return sha256Hex(normalize(field, entry) ?? entry);
 }
 
-/** The targets of a create body the gate checked (its shape); at least one entry in all. */
+/**
+ * The targets of a create body the gate checked (its shape), by the user_data field each list is matched
+ * against (the spec's DELETION_KEYS, C124); at least one entry in all.
+ */
 async function targetsOf(
   b: CheckedConversionDeletionRequestCreate,
   problems: Checked<'conversion_deletion_requests/create'>['problems'],
 ): Promise<DeletionTargets> {
-  const t = b.deletion_targets;
-  const emails = (t.user_emails ?? []).filter((e): e is string => e !== undefined);
-  const epiks = (t.epiks ?? []).filter((e): e is string => e !== undefined);
-  if (emails.length + epiks.length === 0) problems.add('deletion_targets_empty', 'deletion_targets', {});
+  const lists = DELETION_KEYS.map((k) => ({
+    ...k,
+    entries: (b.deletion_targets[k.target] ?? []).filter((e): e is string => e !== undefined),
+  }));
+  if (lists.every((l) => l.entries.length === 0))
+    problems.add('deletion_targets_empty', 'deletion_targets', {});
   problems.throwIfAny();
-  return { emailHashes: await Promise.all(emails.map(emailDigest)), clickIds: epiks };
+  const targets: { -readonly [F in keyof DeletionTargets]: string[] } = {};
+  for (const { field, hashed, entries } of lists)
+    targets[field] = hashed ? await Promise.all(entries.map((e) => digestOf(field, e))) : entries;
+  return targets;
 }
 
 export function conversionDeletionRequestHandlers(ctx: ServerContext) {
@@ -108,7 +118,8 @@ export function conversionDeletionRequestHandlers(ctx: ServerContext) {
       { account }: Checked<'conversion_deletion_requests/delete'>,
     ) => {
       const found = await find(account.id, req);
-      // Never PENDING here: every request was processed when it was created (C91).
+      // Never cancelled: every request was processed when it was created (C91), and one passed on to an
+      // upstream cannot be called back (C127).
       throw requestError('deletion_request_submitted', 'path.request_id', {
         received: received(found.requestId),
       });

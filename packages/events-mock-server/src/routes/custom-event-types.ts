@@ -5,7 +5,7 @@ import type { ServerContext } from '../http/context.js';
 import { isStandardEventName } from '../http/event-names.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
-import type { CustomEventTypeRow } from '../store/store.js';
+import type { CustomEventTypeRow } from '../store/interface/directory.js';
 
 const NAME = new RegExp(CUSTOM_EVENT_NAME_RULE.pattern);
 const MAX_PER_ACCOUNT = CUSTOM_EVENT_NAME_RULE.maxPerAccount;

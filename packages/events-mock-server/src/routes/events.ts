@@ -15,8 +15,9 @@ import type { Checked } from '../http/gate.js';
 import type { EventsOutcome } from '../http/gate-types.js';
 import { withStore } from '../http/storage.js';
 import type { ScanProblem } from '../pipeline/json-scan.js';
-import { notableResults, type Prepared } from '../pipeline/prepare.js';
-import type { BatchWrite, Earlier, EventToStore, LoggedDuplicate } from '../store/store.js';
+import { notableResults, type PrepareContext, type Prepared } from '../pipeline/prepare.js';
+import type { BatchWrite, Earlier, EventToStore } from '../store/interface/events.js';
+import type { LoggedDuplicate } from '../store/interface/request-log.js';
 
 const DEDUP_WINDOW_MS = LIMITS.dedup_window_seconds.value * 1000;
 
@@ -68,11 +69,14 @@ export function createEventsHandler(ctx: ServerContext) {
     const now = ctx.clock.now();
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const validating = performance.now();
-    const prepared: Prepared = await ctx.validation.prepare(
-      raw,
-      { now: Math.floor(now / 1000), currency: account.currency, customEventNames: names.customNames() },
-      !test,
-    );
+    const context: PrepareContext = {
+      now: Math.floor(now / 1000),
+      currency: account.currency,
+      customEventNames: names.customNames(),
+      // C125: the account hashes raw user data on arrival (`hash_user_data`).
+      hashUserData: ctx.hashUserData.has(account.id),
+    };
+    const prepared: Prepared = await ctx.validation.prepare(raw, context, !test);
     ctx.metrics.validation.observe(
       { thread: ctx.validation.threadFor(raw.length, !test) },
       (performance.now() - validating) / 1000,
@@ -197,5 +201,6 @@ function logOutcome(
     duplicates: logged,
     failedCodes,
     eventNames: prepared.names,
+    hashed: new Map(prepared.hashed),
   };
 }

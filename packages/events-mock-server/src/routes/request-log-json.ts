@@ -1,6 +1,6 @@
 import type { checkAdminRequestsListQuery } from '../generated/request-checks.gen.js';
 import type { ServerContext } from '../http/context.js';
-import type { RequestLogFilter, RequestLogSummary } from '../store/store.js';
+import type { RequestLogFilter, RequestLogSummary } from '../store/interface/request-log.js';
 
 /** RequestSummary of the contract (C60), snake_case like the rest of the API. */
 export function summaryJson(s: RequestLogSummary) {

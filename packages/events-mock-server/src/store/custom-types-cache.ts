@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { CustomEventTypeRow, Store } from './store.js';
+import type { CustomEventTypeRow, DirectoryStore } from './interface/directory.js';
 
 /** How long a cached list is trusted: other processes on the same database may register types (C10). */
 const TTL_MS = 1000;
@@ -10,11 +10,11 @@ const TTL_MS = 1000;
  * request skips a store round trip.
  */
 export class CustomTypesCache {
-  readonly #store: Store;
+  readonly #store: DirectoryStore;
   readonly #clock: Clock;
   readonly #entries = new Map<string, { at: number; rows: Promise<CustomEventTypeRow[]> }>();
 
-  constructor(store: Store, clock: Clock) {
+  constructor(store: DirectoryStore, clock: Clock) {
     this.#store = store;
     this.#clock = clock;
   }

@@ -1,6 +1,6 @@
 import { loadOptional } from '../core/optional-package.js';
-import { SqliteStore, type SynchronousLevel } from './sqlite-store.js';
-import type { Store } from './store.js';
+import type { Store } from './interface/store.js';
+import { SqliteStore, type SynchronousLevel } from './sqlite/sqlite-store.js';
 import type { StoreLocation } from './store-url.js';
 import { ThreadedSqliteStore } from './threaded-store.js';
 

@@ -1,32 +1,28 @@
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { startWorker } from '../core/start-worker.js';
-import type { DirectoryData } from './directory-data.js';
-import { toWireBatch } from './event-pack.js';
-import type { Outbox } from './outbox.js';
-import { DedupLookup } from './sqlite-dedup.js';
-import type { SqliteStoreOptions } from './sqlite-store.js';
-import { BadCursorError, CommitOutcomeUnknownError, type Store } from './store.js';
+import { type CallOptions, Channel } from '../threads/channel.js';
+import { toWireBatch } from '../threads/event-pack.js';
+import { startWorker } from '../threads/start-worker.js';
+import { type RelayedError, ThreadError } from '../threads/thread-error.js';
+import type { DirectoryData } from './interface/directory-data.js';
+import type { Outbox } from './interface/outbox.js';
+import { BadCursorError, CommitOutcomeUnknownError, type Store } from './interface/store.js';
+import { DedupLookup } from './sqlite/dedup.js';
+import type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 
-/** The store thread (core/start-worker.ts says how it boots from source). */
+/** The store thread (threads/start-worker.ts says how it boots from source). */
 const startThread = (options: SqliteStoreOptions): Worker =>
   startWorker(import.meta.url, 'sqlite-thread', { workerData: options });
 
-interface Reply {
-  id: number;
-  value?: unknown;
-  error?: { name: string; code?: string; message: string };
-}
+/**
+ * A bad cursor is the caller's mistake (400), told apart by its class; any other error keeps its name and
+ * SQLite code (503 details name it).
+ */
+const revive = (e: RelayedError): Error =>
+  e.name === 'BadCursorError' ? new BadCursorError(e.message) : new ThreadError(e);
 
-/** An error from the store thread, with the SQLite code kept (503 details name it). */
-export class StoreThreadError extends Error {
-  readonly code: string | undefined;
-  constructor(e: { name: string; code?: string; message: string }) {
-    super(e.message);
-    this.name = e.name;
-    this.code = e.code;
-  }
-}
+/** A batch posted to a thread that died may have been committed before it did (C74). */
+const COMMIT: CallOptions = { lost: (e) => new CommitOutcomeUnknownError(e) };
 
 /**
  * The SQLite store on a thread of its own (C11, bench): the same SqliteStore, so the same transactions and
@@ -36,49 +32,16 @@ export class StoreThreadError extends Error {
  */
 export class ThreadedSqliteStore implements Store, Outbox {
   description = 'sqlite';
-  readonly #worker: Worker;
-  readonly #pending = new Map<
-    number,
-    { resolve(v: unknown): void; reject(e: Error): void; commit?: boolean }
-  >();
+  readonly #thread: Channel;
   readonly #ready: Promise<void>;
-  #next = 1;
-  #dead: Error | undefined;
   /** A read-only connection of the event loop for small test-mode lookups (a file store only). */
   #reader: { db: Database.Database; dedup: DedupLookup } | undefined;
 
   private constructor(options: SqliteStoreOptions) {
-    this.#worker = startThread(options);
-    this.#ready = new Promise((resolve, reject) => {
-      this.#pending.set(0, {
-        resolve: (d) => {
-          this.description = `${d as string} (thread)`;
-          resolve();
-        },
-        reject,
-      });
+    this.#thread = new Channel(startThread(options), { name: 'store thread', revive });
+    this.#ready = this.#thread.ready<string>().then((d) => {
+      this.description = `${d} (thread)`;
     });
-    this.#worker.on('message', (r: Reply) => {
-      const p = this.#pending.get(r.id);
-      this.#pending.delete(r.id);
-      if (!p) return;
-      if (r.error)
-        p.reject(
-          r.error.name === 'BadCursorError'
-            ? new BadCursorError(r.error.message)
-            : new StoreThreadError(r.error),
-        );
-      else p.resolve(r.value);
-    });
-    const die = (e: Error) => {
-      this.#dead ??= e;
-      // A batch posted to a thread that died may have been committed before it did (C74); anything else
-      // the thread was asked fails as it is.
-      for (const p of this.#pending.values()) p.reject(p.commit ? new CommitOutcomeUnknownError(e) : e);
-      this.#pending.clear();
-    };
-    this.#worker.on('error', die);
-    this.#worker.on('exit', (code) => die(new Error(`store thread exited with code ${code}`)));
   }
 
   /**
@@ -90,7 +53,7 @@ export class ThreadedSqliteStore implements Store, Outbox {
     onThread?: (thread: Worker) => void,
   ): Promise<ThreadedSqliteStore> {
     const s = new ThreadedSqliteStore(options);
-    onThread?.(s.#worker);
+    onThread?.(s.#thread.worker);
     try {
       await s.#ready;
       if (options.path !== ':memory:') {
@@ -100,24 +63,20 @@ export class ThreadedSqliteStore implements Store, Outbox {
         s.#reader = { db, dedup: new DedupLookup(db) };
       }
     } catch (e) {
-      await s.#worker.terminate();
+      await s.#thread.worker.terminate();
       throw e;
     }
     return s;
   }
 
   #call<T>(method: keyof Store | keyof Outbox, ...args: unknown[]): Promise<T> {
-    // A thread already gone is certain: the call is never posted.
-    if (this.#dead) return Promise.reject(this.#dead);
-    const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, {
-        resolve: resolve as (v: unknown) => void,
-        reject,
-        ...(method === 'commitBatch' ? { commit: true } : {}),
-      });
-      this.#worker.postMessage({ id, method, args });
-    });
+    return this.#thread.call<T>(method, args, method === 'commitBatch' ? COMMIT : {});
+  }
+
+  /** Throws what the store's calls are refused with: a thread that died, or a store closed. */
+  #alive(): void {
+    const dead = this.#thread.dead;
+    if (dead) throw dead;
   }
 
   ping: Store['ping'] = () => this.#call('ping');
@@ -141,12 +100,12 @@ export class ThreadedSqliteStore implements Store, Outbox {
    * lookup itself (issue 25). WAL gives the reader the last committed state, as the thread would.
    */
   findEarlier: Store['findEarlier'] = async (adAccountId, keys, since) => {
-    if (this.#dead) throw this.#dead;
+    this.#alive();
     if (this.#reader) return this.#reader.dedup.earlier(adAccountId, keys, since);
     return this.#call('findEarlier', adAccountId, keys, since);
   };
   dryRunBatch: Store['dryRunBatch'] = async (b) => {
-    if (this.#dead) throw this.#dead;
+    this.#alive();
     if (this.#reader) return this.#reader.dedup.dryRun(b);
     const { adAccountId, receivedAt, dedupSince, events } = b;
     return this.#call('dryRunBatch', { adAccountId, receivedAt, dedupSince, events });
@@ -164,6 +123,7 @@ export class ThreadedSqliteStore implements Store, Outbox {
   // C100: the outbox lives in the same file, so it is served by the same thread, in call order.
   routeOutbox: Outbox['routeOutbox'] = (...a) => this.#call('routeOutbox', ...a);
   claimOutbox: Outbox['claimOutbox'] = (...a) => this.#call('claimOutbox', ...a);
+  extendClaim: Outbox['extendClaim'] = (...a) => this.#call('extendClaim', ...a);
   settleOutbox: Outbox['settleOutbox'] = (...a) => this.#call('settleOutbox', ...a);
   requeueDeadOutbox: Outbox['requeueDeadOutbox'] = (...a) => this.#call('requeueDeadOutbox', ...a);
   outboxStats: Outbox['outboxStats'] = () => this.#call('outboxStats');
@@ -171,11 +131,11 @@ export class ThreadedSqliteStore implements Store, Outbox {
   outboxOfRequest: Outbox['outboxOfRequest'] = (...a) => this.#call('outboxOfRequest', ...a);
 
   async close(): Promise<void> {
-    if (this.#dead) return;
+    if (this.#thread.dead) return;
     this.#reader?.db.close();
     this.#reader = undefined;
     await this.#call('close').catch(() => {});
-    this.#dead = new Error('store closed');
-    await this.#worker.terminate();
+    this.#thread.refuse(new Error('store closed'));
+    await this.#thread.worker.terminate();
   }
 }

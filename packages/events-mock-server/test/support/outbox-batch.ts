@@ -1,6 +1,6 @@
 // A batch of `lead` events as the outbox suites store it: each event's JSON is its id (and, where a deletion
 // must match it, its user data).
-import type { BatchWrite } from '../../src/store/store.js';
+import type { BatchWrite } from '../../src/store/interface/events.js';
 
 export function leadBatch(
   adAccountId: string,

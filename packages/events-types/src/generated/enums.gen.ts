@@ -32,8 +32,13 @@ export const ADVERTISER_DEFINED_EVENT_MAPPING_TYPES = [
 /** Pinterest's standard event types a custom event can be mapped to, upper case (C92); each is a standard event name of seed 2.2 in upper case. */
 export type AdvertiserDefinedEventMappingType = (typeof ADVERTISER_DEFINED_EVENT_MAPPING_TYPES)[number];
 /** Every value of {@link ConversionDeletionRequestStatus}, in spec order. */
-export const CONVERSION_DELETION_REQUEST_STATUSES = ['PENDING', 'SUBMITTED'] as const;
-/** `PENDING` (can be cancelled) or `SUBMITTED` (processed); this service answers SUBMITTED (C91). */
+export const CONVERSION_DELETION_REQUEST_STATUSES = ['PENDING', 'SUBMITTED', 'CANCELLED'] as const;
+/**
+ * Pinterest's statuses: `PENDING` (not processed yet), `SUBMITTED` (processed) or `CANCELLED`. A request this
+ * service only processes is `SUBMITTED` at once (C91). One passed on to an upstream Conversions API (C127) is
+ * `PENDING` until the upstream answered, then the status the upstream answered; `CANCELLED` while the
+ * upstream refused it for good (a 401 or 403, or every attempt failed) and it waits to be requeued.
+ */
 export type ConversionDeletionRequestStatus = (typeof CONVERSION_DELETION_REQUEST_STATUSES)[number];
 /** Every value of {@link CustomerType}, in spec order. */
 export const CUSTOMER_TYPES = ['new', 'returning'] as const;

@@ -86,13 +86,13 @@ export const LIMITS = {
     delivery_batches_per_claim: {
       value: 8,
       unit: 'count',
-      description: 'Default number of batches of one ad account leased in one claim and delivered one after the other, so a deep outbox drains without a claim per batch (delivery.batches_per_claim).',
+      description: 'Default number of batches of one ad account leased in one claim and delivered in order; an account\'s run takes up to 8 claims\' worth, each claimed while the batches before it go, so a deep outbox drains without a wait for a claim (delivery.batches_per_claim).',
       source: 'C114',
     },
     delivery_concurrency: {
       value: 4,
       unit: 'count',
-      description: 'Default number of ad accounts of one sink delivered side by side, each with one batch in flight at a time (delivery.concurrency).',
+      description: 'Default number of ad accounts of one sink delivered side by side, each on a connection of its own (delivery.concurrency).',
       source: 'C100',
     },
     delivery_error_body_chars: {
@@ -100,6 +100,12 @@ export const LIMITS = {
       unit: 'characters',
       description: 'Most characters of an upstream\'s error answer kept with a failed delivery (after its status line), with anything that looks like a credential taken out first.',
       source: 'C113',
+    },
+    delivery_in_flight: {
+      value: 4,
+      unit: 'count',
+      description: 'Batches of one ad account sent to a Conversions API sink before the first of them is answered, in order on the account\'s one keep-alive connection (HTTP/1.1 pipelining); a conversion deletion request always goes alone.',
+      source: 'C128',
     },
     delivery_lease_seconds: {
       value: 60,

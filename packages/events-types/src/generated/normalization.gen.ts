@@ -31,7 +31,11 @@ export const NORMALIZATION = {
         steps: ['trim', 'date_yyyymmdd'],
         description: 'YYYYMMDD from YYYY-MM-DD, MM/DD/YYYY or DD.MM.YYYY (month first when ambiguous).',
       },
-      { name: 'email', steps: ['trim', 'lower'], description: 'Trim and lower-case.' },
+      {
+        name: 'email',
+        steps: ['trim', 'lower', 'require_at'],
+        description: 'Trim and lower-case; a value with no @ between a name and a domain is no address and is not hashed (C126).',
+      },
       { name: 'external_id', steps: ['trim'], description: 'Trimmed; case kept.' },
       {
         name: 'gender',

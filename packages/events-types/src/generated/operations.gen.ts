@@ -1161,7 +1161,7 @@ export const OPERATIONS = [
       method: 'post',
       path: '/v5/ad_accounts/{ad_account_id}/conversion_deletion_requests',
       summary: 'Create a conversion deletion request',
-      description: 'Deletes the conversion data of the ad account for a list of user e-mails (plain or as SHA-256 digests)\nand/or EPIKs (click ids): stored events, their dedup sightings and the request-log bodies holding them\n(C91). Processed at once: the answer is `SUBMITTED`.',
+      description: 'Deletes the conversion data of the ad account for a list of user e-mails (plain or as SHA-256 digests)\nand/or EPIKs (click ids): stored events, their dedup sightings and the request-log bodies holding them\n(C91). Processed at once: the answer is `SUBMITTED`; with a Conversions API sink covering the account it is\nalso passed on to the upstream\'s same route, after the account\'s events accepted before it, and is\n`PENDING` until the upstream answered (C127).',
       tag: 'conversion_deletion_requests',
       parameters: [
         {
@@ -1210,7 +1210,7 @@ export const OPERATIONS = [
       method: 'delete',
       path: '/v5/ad_accounts/{ad_account_id}/conversion_deletion_requests/{request_id}',
       summary: 'Cancel a conversion deletion request',
-      description: 'Cancels a request still `PENDING` (C91). This service processes requests at once, so a request found is `SUBMITTED` and answers 409.',
+      description: 'Cancels a request still `PENDING` (C91). This service deletes at once, and a request passed on to an upstream cannot be called back (C127), so every request found answers 409.',
       tag: 'conversion_deletion_requests',
       parameters: [
         {

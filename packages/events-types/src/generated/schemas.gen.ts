@@ -227,11 +227,11 @@ export interface ConversionDeletionRequest {
    * Matches `^\d+$`.
    */
   request_id: string;
-  /** One of `PENDING`, `SUBMITTED`. */
+  /** One of `PENDING`, `SUBMITTED`, `CANCELLED`. */
   status: ConversionDeletionRequestStatus;
   /** The day the request was created, `yyyy-MM-dd` in UTC (an OpenAPI `date`, as Pinterest's). */
   created_time: string;
-  /** The day the request was processed, `yyyy-MM-dd` in UTC; null until it is processed. */
+  /** The day the request was processed, `yyyy-MM-dd` in UTC; null until it is processed (passed on to an upstream, C127, the day the upstream answered it processed it). */
   processed_time: string | null;
 }
 

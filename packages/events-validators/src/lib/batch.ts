@@ -125,3 +125,17 @@ export function appendWarning(result: EventResult, problems: EventProblems, warn
   problems.warnings.push(warning);
   result.warning_message = joinMessages(problems.warnings);
 }
+
+/**
+ * Replaces warnings of one event's problems found by the rules with what the caller knows better (a hashing
+ * gateway's `not_normalizable_dropped` for a `hash_dropped`, C125), and rebuilds its `warning_message` the C3
+ * way. `replace` answers each warning, itself when kept.
+ */
+export function replaceWarnings(
+  result: EventResult,
+  problems: EventProblems,
+  replace: (warning: Problem) => Problem,
+): void {
+  problems.warnings = problems.warnings.map(replace);
+  result.warning_message = joinMessages(problems.warnings);
+}

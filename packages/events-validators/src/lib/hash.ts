@@ -1,4 +1,4 @@
-import type { UserData } from '@org/events-types';
+import { NORMALIZATION, type UserData } from '@org/events-types';
 import {
   COUNTRY_FIELD,
   EVENT_SCHEMA,
@@ -65,6 +65,21 @@ export function normalize(field: string, raw: string): string | null {
 }
 
 /**
+ * What the steps of one user_data's values know: its country (the first value of the country field, when it
+ * normalizes to a code rather than being a digest already), which selects the zip rule (C5).
+ */
+function contextOf(userData: Readonly<Record<string, unknown>>): StepContext {
+  const x: StepContext = {};
+  const country = COUNTRY_FIELD === undefined ? undefined : userData[COUNTRY_FIELD];
+  const first = Array.isArray(country) ? country[0] : country;
+  if (typeof first === 'string' && COUNTRY_FIELD !== undefined) {
+    const c = normalizeWith(COUNTRY_FIELD, first, x);
+    if (c !== null && hexState(c) === 0) x.country = c;
+  }
+  return x;
+}
+
+/**
  * C5: builds `user_data` from raw values: each hashed field normalized and hashed with SHA-256 (always as an
  * array; values already 64-hex passed through lower-cased; values that cannot be normalized left out, and a
  * field left with no value omitted), every other field of the spec's user_data copied as it is (C119: the
@@ -75,13 +90,7 @@ export function normalize(field: string, raw: string): string | null {
 export async function hashUserData(
   raw: Record<string, string | string[] | null | undefined>,
 ): Promise<UserData> {
-  const x: StepContext = {};
-  const country = COUNTRY_FIELD === undefined ? undefined : raw[COUNTRY_FIELD];
-  const first = Array.isArray(country) ? country[0] : country;
-  if (typeof first === 'string' && COUNTRY_FIELD !== undefined) {
-    const c = normalizeWith(COUNTRY_FIELD, first, x);
-    if (c !== null && hexState(c) === 0) x.country = c;
-  }
+  const x = contextOf(raw);
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(raw)) {
     if (value === undefined) continue;
@@ -100,4 +109,78 @@ export async function hashUserData(
     if (hashes.length > 0) out[field] = hashes;
   }
   return out as UserData;
+}
+
+/** What `hashUserDataInPlace` did to one event (C125). */
+export interface HashedOnArrival {
+  /** The hashed fields of which a value was normalized and hashed, as paths from the event (`user_data.em`). */
+  hashed: string[];
+  /**
+   * The values that could not be normalized, left where they were for the rules to drop: each value's path as
+   * the rules name it (`user_data.em[0]`) and its field's normalization kind (`email`).
+   */
+  unusable: { path: string; kind: string }[];
+  /**
+   * Each raw string replaced and what replaced it, in order: for a caller that splices the digests into the
+   * bytes it read instead of serializing the event again. Never to be kept or logged.
+   */
+  replaced: [raw: string, digest: string][];
+}
+
+/**
+ * C125: normalizes and hashes, in place, each string in the array of a hashed field of `event.user_data` that
+ * is not yet a SHA-256 hex digest, by the rules `hashUserData` applies (the same normalizers; the country of
+ * the same user_data selects the zip rule; a digest with spaces around it is trimmed and lower-cased, not
+ * hashed again), `sha256` computing the lower-case hex digest (synchronous: the server passes node:crypto).
+ * Everything else is left for the rules to judge: a digest, a value of another type, a field that is not an
+ * array, a member that is no hashed field, and a value that cannot be normalized (reported in `unusable`).
+ * Returns null when there was nothing to do. `event` is any parsed JSON value.
+ */
+export function hashUserDataInPlace(event: unknown, sha256: (s: string) => string): HashedOnArrival | null {
+  if (PERSONAL_DATA_MEMBER === undefined || !isRecord(event)) return null;
+  const userData = event[PERSONAL_DATA_MEMBER];
+  if (!isRecord(userData)) return null;
+  let x: StepContext | undefined;
+  let out: HashedOnArrival | null = null;
+  for (const field of Object.keys(userData)) {
+    const values = userData[field];
+    if (!Array.isArray(values) || !Object.hasOwn(FIELD_NORMALIZERS, field)) continue;
+    let changed = false;
+    for (let j = 0; j < values.length; j++) {
+      const v: unknown = values[j];
+      if (typeof v !== 'string' || hexState(v) !== 0) continue;
+      // Read before any value changes: the country must still be the one sent when a zip code needs it.
+      x ??= contextOf(userData);
+      const n = normalizeWith(field, v, x);
+      out ??= { hashed: [], unusable: [], replaced: [] };
+      if (n === null) {
+        out.unusable.push({
+          path: `${PERSONAL_DATA_MEMBER}.${field}[${j}]`,
+          kind: (NORMALIZATION.fields as Readonly<Record<string, string>>)[field] ?? field,
+        });
+        continue;
+      }
+      const digest = hexState(n) !== 0 ? n : sha256(n);
+      values[j] = digest;
+      out.replaced.push([v, digest]);
+      changed = true;
+    }
+    if (changed) out?.hashed.push(fieldPath(field));
+  }
+  return out;
+}
+
+/** `user_data.em` for `em`: made once per field, not once per event (C125: a batch has thousands). */
+const FIELD_PATHS = new Map<string, string>();
+function fieldPath(field: string): string {
+  let p = FIELD_PATHS.get(field);
+  if (p === undefined) {
+    p = `${PERSONAL_DATA_MEMBER}.${field}`;
+    FIELD_PATHS.set(field, p);
+  }
+  return p;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

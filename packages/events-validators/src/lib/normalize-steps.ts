@@ -36,6 +36,14 @@ export function lettersDigitsOnly(s: string, _x: StepContext): string {
   return s.replace(/[^\p{L}\p{M}\p{N}]+/gu, '');
 }
 
+/**
+ * C126: an e-mail address has an @ with something on each side; anything else (a name, a phone number, a
+ * customer id sent as `em`) is no address, and its hash would match nobody. Null then.
+ */
+export function requireAt(s: string, _x: StepContext): string | null {
+  return /.@./s.test(s) ? s : null;
+}
+
 /** Exactly two ASCII letters, or null (a name that no list maps is not a code). */
 export function twoLetters(s: string, _x: StepContext): string | null {
   return /^[a-z]{2}$/.test(s) ? s : null;

@@ -408,6 +408,19 @@ export interface NormalizationIR {
   };
 }
 
+/**
+ * C91, C124: a list of a conversion deletion request's targets and the user_data field its entries are
+ * matched against (normalization.yaml `deletionKeys`).
+ */
+export interface DeletionKeyIR {
+  /** The list of `deletion_targets` (`user_emails`). */
+  target: string;
+  /** The user_data field (`em`). */
+  field: string;
+  /** The field holds SHA-256 digests (it has x-normalize): entries are matched as digests. */
+  hashed: boolean;
+}
+
 /** One record of spec/decisions: why the service behaves as it does where the seed is silent. */
 export interface DecisionIR {
   /** `C` and a number, as cited in code, tests and docs. */
@@ -463,6 +476,8 @@ export interface IR {
     regions: NamedCodeIR[];
   };
   normalization: NormalizationIR;
+  /** C91, C124: what a conversion deletion request matches, in the order of the data file. */
+  deletionKeys: DeletionKeyIR[];
   /** The decision records, by number (C1, C2, ... C10). */
   decisions: DecisionIR[];
   /** Known divergences from Pinterest's API, in the order of the data file. */

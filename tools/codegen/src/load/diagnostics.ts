@@ -110,11 +110,17 @@ export const DIAGNOSTICS = {
   'normalization-step-runtime': 'normalization step "{step}" has no runtime',
   'normalize-kind-unknown': 'unknown normalization kind {kind}',
   'identifier-holder': 'expected one field holding the x-normalize fields, found {count}',
+  'deletion-target-unknown': '"{target}" is not a list of {schema}',
+  'deletion-target-unmatched': 'list {target} of {schema} names no user_data field to match',
+  'deletion-key-not-identifier':
+    '"{field}" is no identifier of {schema}: a field with x-normalize, or one of normalization unhashed',
 
   // What the server, docs and client emitters need of the spec.
   'rate-limit-header-unknown': 'header {name} is no x-name of components.headers',
   'request-content-types': 'request bodies use {types}; expected one type',
   'demo-example-count': 'exactly one request example needs x-demo: true, found {count}',
+  'client-request-id-pattern':
+    'components.headers.RequestId needs x-client-pattern, a regular expression anchored at both ends: {problem}',
   'path-parameter-max-length': 'path parameter {name} needs a maxLength (the router bound)',
   'exclusive-maximum-number': 'number field {field} has exclusiveMaximum; use maximum',
   'alias-of-unknown': '{name} is an alias of {aliasOf}, which is no parameter of the operation',

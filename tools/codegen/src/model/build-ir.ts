@@ -15,6 +15,7 @@ import {
   readValueShapes,
 } from './data.js';
 import { readDecisions } from './decisions.js';
+import { readDeletionKeys } from './deletion-keys.js';
 import { readDifferences } from './differences.js';
 import { checkMessageKinds } from './message-kinds.js';
 import { buildOperations, buildSecuritySchemes } from './operations.js';
@@ -51,6 +52,7 @@ export async function buildIR(loaded: LoadedSpec): Promise<IR> {
   });
   const { errors, problems } = readRequestErrors(dataReader(spec, 'requestErrors'));
   const decisions = readDecisions(spec.decisions);
+  const normalization = readNormalization(dataReader(spec, 'normalization'));
   const info = raw.at('info');
   return {
     info: {
@@ -77,7 +79,12 @@ export async function buildIR(loaded: LoadedSpec): Promise<IR> {
       countries: readNamedCodes(dataReader(spec, 'countries'), 'countries'),
       regions: readNamedCodes(dataReader(spec, 'regions'), 'regions'),
     },
-    normalization: readNormalization(dataReader(spec, 'normalization')),
+    normalization,
+    deletionKeys: readDeletionKeys(
+      dataReader(spec, 'normalization').at('deletionKeys'),
+      schemas,
+      normalization.unhashed,
+    ),
     decisions,
     differences: readDifferences(dataReader(spec, 'differences'), decisions),
     openapi,

@@ -2,10 +2,33 @@ import type { Sha256HexRule } from '../ir/types.js';
 import { block } from '../kit/code.js';
 import { noParams, type ValueKind } from './kind.js';
 
+/**
+ * Codes of the hashing gateway (C125), answered by the server, not by the rule: a raw value it could not
+ * normalize (a reason per normalization kind), and the request log's note of a field it hashed.
+ */
+const GATEWAY_CODES = ['not_normalizable_dropped', 'hashed_on_arrival'];
+
 /** A SHA-256 hex digest (C4): other values are dropped with a warning, upper case is lowered. */
 export const sha256Hex: ValueKind<Sha256HexRule> = {
   place: 'value',
-  codes: ['hash_dropped'],
+  codes: ['hash_dropped', ...GATEWAY_CODES],
+  reasons: {
+    not_normalizable_dropped: [
+      'city',
+      'country',
+      'date',
+      'email',
+      'external_id',
+      'gender',
+      'maid',
+      'name',
+      'phone',
+      'state',
+      'zip',
+    ],
+  },
+  // The field tables list what every sender meets; the gateway's codes are on their own page (C125).
+  answers: (_r, c) => !GATEWAY_CODES.includes(c),
   parse: noParams({ kind: 'sha256-hex', severity: 'warning' }),
   mayChange: () => true,
   code: (_r, site, { scope }) =>

@@ -49,3 +49,12 @@ export function messagesByField(joined: string | null, fields: readonly string[]
 function trimSeparator(s: string): string {
   return s.endsWith(SEPARATOR) ? s.slice(0, -SEPARATOR.length) : s.trimEnd();
 }
+
+/**
+ * C125: the request log's note naming the fields the service normalized and hashed on arrival (the spec's
+ * `hashed_on_arrival`): the log puts it first in its copy of the warning message, but the client was answered
+ * without it, so the page shows it apart from the warnings.
+ */
+export function isHashedNote(message: string): boolean {
+  return message.startsWith('Normalized and hashed by this service on arrival');
+}

@@ -3,7 +3,7 @@ import { admin, describeError } from '../api/client.js';
 import type { MatchQuality, RequestDetail, RequestItem } from '../api/types.js';
 import { JsonView } from '../components/json-view.js';
 import { Refusal } from '../components/refusal.js';
-import { messagesByField } from '../lib/field-messages.js';
+import { isHashedNote, messagesByField } from '../lib/field-messages.js';
 import { dateTimeOf, percent } from '../lib/format.js';
 import { useApiCall } from '../session.js';
 
@@ -79,7 +79,10 @@ export function RequestDetailPage({ id }: { id: string }) {
 
 function EventCard({ item }: { item: RequestItem }) {
   const failed = messagesByField(item.error_message, item.fields);
-  const warned = messagesByField(item.warning_message, item.fields);
+  const logged = messagesByField(item.warning_message, item.fields);
+  // C125: the log's notes of the fields the service hashed are no warning its client received.
+  const hashed = logged.filter((m) => isHashedNote(m.message));
+  const warned = logged.filter((m) => !isHashedNote(m.message));
   const notes = new Map<string, { text: string; severity: 'failed' | 'warned' }>();
   for (const m of warned) if (m.field) notes.set(m.field, { text: m.message, severity: 'warned' });
   // A failure outranks a warning on the same field.
@@ -93,7 +96,7 @@ function EventCard({ item }: { item: RequestItem }) {
           {typeof name === 'string' && <span class="muted"> · {name}</span>}
         </h2>
         <span class={`badge ${item.status}`}>{item.status}</span>
-        {item.warning_message && <span class="badge warned">warned</span>}
+        {warned.length > 0 && <span class="badge warned">warned</span>}
       </header>
       {item.duplicate_of && (
         <p class="duplicate">
@@ -135,6 +138,14 @@ function EventCard({ item }: { item: RequestItem }) {
           <ul>
             {warned.map((m) => (
               <li key={`w${m.field}${m.message}`} class="warned" data-field={m.field}>
+                {m.message}
+              </li>
+            ))}
+          </ul>
+          {hashed.length > 0 && <h3>Hashed by this service</h3>}
+          <ul>
+            {hashed.map((m) => (
+              <li key={`h${m.field}`} class="hashed" data-field={m.field}>
                 {m.message}
               </li>
             ))}

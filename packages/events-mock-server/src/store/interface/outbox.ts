@@ -1,7 +1,7 @@
 /**
  * The delivery outbox of C100: entries written in the batch transaction of the events they name, claimed in
- * batches by deliverers under a lease, settled as delivered, failed (retried later) or dead. A store that
- * keeps one implements this beside Store; every method is async for the same reason as Store's.
+ * batches by deliverers under a lease, settled as delivered, failed (retried later) or dead. The outbox part
+ * of every Store (store.ts): the deliverer and the delivery metrics take only this.
  *
  * Times are milliseconds since the epoch.
  */
@@ -20,6 +20,14 @@ export interface Outbox {
    * deletion of an earlier version that left it) is removed here, never answered and never in the way.
    */
   claimOutbox(claim: OutboxClaim): Promise<OutboxBatch[]>;
+  /**
+   * Goes on with an owner's claim of one account (C128): its next pending entries after `afterId` (the last
+   * it holds), at most `limit`, leased to it like a claim's, and the lease of everything it holds of the
+   * account renewed to `now + leaseMs`. When it holds none of the account's entries any more (all settled),
+   * this is a claim of that account alone, from its oldest entry still to deliver, if it is due and free.
+   * Null when another owner holds the account (or it is not due): the caller sends nothing more of it.
+   */
+  extendClaim(claim: OutboxExtension): Promise<OutboxBatch[] | null>;
   /**
    * Settles entries leased to `owner`, each outcome of one account, several in one call (a claim's batches,
    * C114); entries whose lease passed to another owner are left alone (on PostgreSQL, which leases whole
@@ -44,6 +52,11 @@ export interface OutboxRoute {
   sink: string;
   /** null: every ad account. */
   adAccounts: readonly string[] | null;
+  /**
+   * The sink takes conversion deletion requests (C127: a Conversions API sink; a NATS sink does not): a
+   * request accepted for an account it covers writes an entry of its own, in the deletion's transaction.
+   */
+  deletions?: boolean;
 }
 
 export interface OutboxClaim {
@@ -58,11 +71,50 @@ export interface OutboxClaim {
   maxAccounts: number;
 }
 
-/** The entries of one ad account, oldest first, with the events as stored. */
+export interface OutboxExtension {
+  sink: string;
+  owner: string;
+  adAccountId: string;
+  /** The last entry the owner was given of the account. */
+  afterId: number;
+  now: number;
+  leaseMs: number;
+  batchSize: number;
+  /** Most entries given. */
+  limit: number;
+}
+
+/**
+ * The entries of one ad account, oldest first, with the events as stored; or (`deletion` set) one entry of a
+ * conversion deletion request (C127), always a batch of its own, whose entry names no event (its eventName,
+ * eventId and event are empty).
+ */
 export interface OutboxBatch {
   sink: string;
   adAccountId: string;
   entries: OutboxEntry[];
+  deletion?: OutboxDeletion;
+}
+
+/** A conversion deletion request to pass on (C127). */
+export interface OutboxDeletion {
+  /** This service's id of the request (C121). */
+  requestId: string;
+  /** The body to send: Pinterest's `ConversionDeletionRequestCreate`, as JSON text. */
+  body: string;
+}
+
+/** Pinterest's statuses of a conversion deletion request (spec: ConversionDeletionRequestStatus). */
+export type DeletionStatus = 'PENDING' | 'SUBMITTED' | 'CANCELLED';
+
+/** What the upstream answered to a deletion request passed on (C127), kept on the request. */
+export interface DeletionAnswer {
+  /** The outbox entry of the request. */
+  entryId: number;
+  status: DeletionStatus;
+  /** The upstream's processed day (ms of its start, UTC), or null. */
+  processedAt: number | null;
+  upstreamRequestId: string | null;
 }
 
 export interface OutboxEntry {
@@ -93,6 +145,8 @@ export type OutboxOutcome =
       ids: readonly number[];
       now: number;
       results?: readonly (UpstreamResult | null)[];
+      /** The upstream's answers to the deletion requests among the entries (C127). */
+      deletions?: readonly DeletionAnswer[];
     }
   | {
       kind: 'failed';
@@ -125,9 +179,4 @@ export interface OutboxEntryStatus {
   nextAttemptAt: number | null;
   deliveredAt: number | null;
   result: UpstreamResult | null;
-}
-
-/** Whether a store keeps an outbox (every store of this package does: SQLite's and PostgreSQL's, C100). */
-export function hasOutbox<T extends object>(store: T): store is T & Outbox {
-  return typeof (store as Partial<Outbox>).claimOutbox === 'function';
 }

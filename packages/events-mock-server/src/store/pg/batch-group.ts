@@ -1,4 +1,4 @@
-import type { BatchResult, BatchWrite, Earlier } from '../store.js';
+import type { BatchResult, BatchWrite, Earlier } from '../interface/events.js';
 import { joinedEventJson } from './batch-params.js';
 
 /** One answer row of `events_commit_batches`: a duplicate, by its 1-based position in the event arrays. */

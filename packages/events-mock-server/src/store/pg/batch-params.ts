@@ -1,4 +1,4 @@
-import { asBuffer, type BatchWrite } from '../store.js';
+import { asBuffer, type BatchWrite } from '../interface/events.js';
 
 /** Between two event texts in the one text of a batch: JSON text never holds it raw (C80). */
 const SEPARATOR = 0x1e;

@@ -6,7 +6,11 @@
  * created_at of custom event types (Unix seconds, as answered), as in the SQLite store.
  */
 import { INGEST_SCHEMA_SQL } from './migration-ingest.js';
-import { OUTBOX_INDEX_MIGRATION_SQL, OUTBOX_MIGRATION_SQL } from './outbox/outbox-sql.js';
+import {
+  OUTBOX_DELETIONS_MIGRATION_SQL,
+  OUTBOX_INDEX_MIGRATION_SQL,
+  OUTBOX_MIGRATION_SQL,
+} from './outbox/outbox-sql.js';
 
 export interface Migration {
   version: number;
@@ -290,5 +294,10 @@ CREATE TABLE deletion_request_ids (
 );
 INSERT INTO deletion_request_ids (one, last) VALUES (1, 0);
 `,
+  },
+  {
+    version: 9,
+    name: 'conversion deletion requests passed on to an upstream through the outbox (C127)',
+    sql: OUTBOX_DELETIONS_MIGRATION_SQL,
   },
 ];

@@ -8,34 +8,53 @@ import {
   type DeletionCounts,
   type DeletionRequestRow,
   type DeletionTargets,
+  deletionBody,
+  deletionEntryRequestId,
   deletionRequestIdBase,
   deletionRequestOfRow,
   deletionRequestValues,
   eventMatches,
   processedDeletionRequest,
-} from '../conversion-deletion.js';
+} from '../shared/conversion-deletion.js';
+import { LOCK_ACCOUNT_ENTRIES, WRITE_DELETION } from './outbox/outbox-sql.js';
 import { PgOutbox } from './outbox/pg-outbox.js';
 
 /**
  * C121: the deletion, then the request's id from the counter row (its row lock, held to the commit, makes
  * instances sharing the database take turns; taken last, it is held the shortest time) and its record.
+ * C127: with `sinks` that take deletions for the account, an outbox entry per sink, after the account's
+ * entries written before it; the request is PENDING until an upstream answered.
  */
 export async function createDeletionRequestTx(
   c: pg.PoolClient,
   adAccountId: string,
   t: DeletionTargets,
   at: number,
+  sinks: readonly string[] = [],
 ): Promise<DeletionRequestRow> {
   const removed = await deleteConversionsTx(c, adAccountId, t);
+  // Before the counter row: the batch calls of the account take this lock, then no other, so the two locks
+  // are always taken in this order.
+  if (sinks.length) await c.query(LOCK_ACCOUNT_ENTRIES, [adAccountId]);
   const ids = await c.query<{ last: number }>(
     'UPDATE deletion_request_ids SET last = greatest(last + 1, $1) WHERE one = 1 RETURNING last',
     [deletionRequestIdBase(at)],
   );
-  const row = processedDeletionRequest((ids.rows[0] as { last: number }).last, adAccountId, at, removed);
+  const id = (ids.rows[0] as { last: number }).last;
+  const row = processedDeletionRequest(id, adAccountId, at, removed, sinks.length > 0);
   await c.query(
     `INSERT INTO deletion_requests (${DELETION_REQUEST_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [...deletionRequestValues(row)],
   );
+  if (sinks.length)
+    await c.query(WRITE_DELETION, [
+      sinks,
+      adAccountId,
+      deletionEntryRequestId(id),
+      Math.ceil(at),
+      id,
+      deletionBody(t),
+    ]);
   return deletionRequestOfRow(row);
 }
 

@@ -1,5 +1,29 @@
 import { type AccessTier, LIMITS } from '@org/events-types';
 import pg from 'pg';
+import type { CustomEventTypeRow } from '../interface/directory.js';
+import type { DirectoryData, StoredTokenKind } from '../interface/directory-data.js';
+import {
+  type AccountReportData,
+  type BatchResult,
+  type BatchWrite,
+  type DedupKey,
+  type DryRunBatch,
+  dedupKey,
+  type Earlier,
+  type EventFilter,
+  type StoredEventRow,
+  type TagEventWrite,
+} from '../interface/events.js';
+import type { Outbox } from '../interface/outbox.js';
+import type {
+  RequestLogEntry,
+  RequestLogFilter,
+  RequestLogRetention,
+  RequestLogSummary,
+  RequestLogWrite,
+  TimelineCount,
+} from '../interface/request-log.js';
+import { CommitOutcomeUnknownError, type Store } from '../interface/store.js';
 import {
   DELETION_REQUEST_COLUMNS,
   type DeletionCounts,
@@ -7,11 +31,9 @@ import {
   type DeletionRequestRow,
   type DeletionTargets,
   deletionRequestOfRow,
-} from '../conversion-deletion.js';
-import { asSighting, foldBatch } from '../dedup-fold.js';
-import type { DirectoryData, StoredTokenKind } from '../directory-data.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from '../event-rows.js';
-import type { Outbox } from '../outbox.js';
+} from '../shared/conversion-deletion.js';
+import { asSighting, foldBatch } from '../shared/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../shared/event-rows.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -23,28 +45,7 @@ import {
   timelineRows,
   toEntry,
   WRITE_COLUMNS,
-} from '../request-log-rows.js';
-import {
-  type AccountReportData,
-  type BatchResult,
-  type BatchWrite,
-  CommitOutcomeUnknownError,
-  type CustomEventTypeRow,
-  type DedupKey,
-  type DryRunBatch,
-  dedupKey,
-  type Earlier,
-  type EventFilter,
-  type RequestLogEntry,
-  type RequestLogFilter,
-  type RequestLogRetention,
-  type RequestLogSummary,
-  type RequestLogWrite,
-  type Store,
-  type StoredEventRow,
-  type TagEventWrite,
-  type TimelineCount,
-} from '../store.js';
+} from '../shared/request-log-rows.js';
 import {
   BatchGrouper,
   COMMIT_BATCHES_SQL,
@@ -127,7 +128,7 @@ export function describePgUrl(url: string): string {
  * once. The pool reconnects by itself: a call that fails while the database is away
  * rejects (503 upstream) with nothing stored, and the next one opens a new connection.
  */
-export class PgStore implements Store, Outbox {
+export class PgStore implements Store {
   readonly description: string;
   readonly #pool: pg.Pool;
   #closed = false;
@@ -161,15 +162,16 @@ export class PgStore implements Store, Outbox {
       options.commitCalls ?? COMMIT_CALLS,
       GROUP_EVENTS,
     );
-    // The deliverer's claims and settlements: one per account delivered side by side (by default; more wait for
-    // a connection), and a claim.
+    // The deliverer's claims and settlements: per account delivered side by side (by default; more wait for a
+    // connection) a settlement and the claim of its next batches at once (C128), and a claim.
     this.#outbox = new PgOutbox(this.#pool, (o) =>
-      poolOf(LIMITS.delivery_concurrency.value + 1, { options: o }),
+      poolOf(2 * LIMITS.delivery_concurrency.value + 1, { options: o }),
     );
   }
 
   routeOutbox: Outbox['routeOutbox'] = (r) => this.#outbox.routeOutbox(r);
   claimOutbox: Outbox['claimOutbox'] = (c) => this.#outbox.claimOutbox(c);
+  extendClaim: Outbox['extendClaim'] = (c) => this.#outbox.extendClaim(c);
   settleOutbox: Outbox['settleOutbox'] = (owner, o) => this.#outbox.settleOutbox(owner, o);
   requeueDeadOutbox: Outbox['requeueDeadOutbox'] = (now, sink) => this.#outbox.requeueDeadOutbox(now, sink);
   outboxStats: Outbox['outboxStats'] = () => this.#outbox.outboxStats();
@@ -379,7 +381,9 @@ export class PgStore implements Store, Outbox {
     t: DeletionTargets,
     at: number,
   ): Promise<DeletionRequestRow> {
-    return this.#tx((c) => createDeletionRequestTx(c, adAccountId, t, at));
+    return this.#tx((c) =>
+      createDeletionRequestTx(c, adAccountId, t, at, this.#outbox.deletionSinksFor(adAccountId)),
+    );
   }
 
   async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {
@@ -591,6 +595,22 @@ export class PgStore implements Store, Outbox {
     ];
     const arrays = columns.map((_, i) => values.map((v) => v[i]));
     const timeline = timelineRows(entries);
+    const timelineArrays = [0, 1, 2, 3].map((i) => timeline.map((row) => row[i]));
+    if (r.prune === false) {
+      // C130: without retention, one statement and one round trip (its own implicit transaction).
+      const n = types.length;
+      const rows = await this.#q<{ seq: number }>(
+        `WITH timeline AS (
+           INSERT INTO timeline_counts AS t (ad_account_id, hour, code, count)
+           SELECT * FROM unnest($${n + 1}::text[], $${n + 2}::bigint[], $${n + 3}::text[], $${n + 4}::bigint[]) ORDER BY 1, 2, 3
+           ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = t.count + excluded.count)
+         INSERT INTO request_log (${WRITE_COLUMNS})
+         SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})
+         RETURNING seq`,
+        [...arrays, ...timelineArrays],
+      );
+      return rows.map((row) => row.seq).sort((a, b) => a - b);
+    }
     return this.#tx(async (c) => {
       const inserted = await c.query<{ seq: number }>(
         `INSERT INTO request_log (${WRITE_COLUMNS})
@@ -603,7 +623,7 @@ export class PgStore implements Store, Outbox {
           `INSERT INTO timeline_counts AS t (ad_account_id, hour, code, count)
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) ORDER BY 1, 2, 3
            ON CONFLICT (ad_account_id, hour, code) DO UPDATE SET count = t.count + excluded.count`,
-          [0, 1, 2, 3].map((i) => timeline.map((row) => row[i])),
+          timelineArrays,
         );
       // Retention (C60): range deletes on indexes, a row or two each time.
       await c.query('DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - $1', [

@@ -1,4 +1,4 @@
-import { dedupKey, type Earlier, type EventToStore } from './store.js';
+import { dedupKey, type Earlier, type EventToStore } from '../interface/events.js';
 
 /** What the fold of one batch decided (C6), for a store to write or, in a dry run (C7), only to answer. */
 export interface BatchFold<H> {

@@ -1,4 +1,5 @@
-import { type AccountReportData, BadCursorError, type StoredEventRow } from './store.js';
+import type { AccountReportData, StoredEventRow } from '../interface/events.js';
+import { BadCursorError } from '../interface/store.js';
 
 /** An events row as both SQL stores keep it (C11). */
 export interface EventRow {

@@ -1,4 +1,10 @@
-import type { OutboxBatch, OutboxEntryStatus, OutboxState, OutboxStats, UpstreamResult } from './outbox.js';
+import type {
+  OutboxBatch,
+  OutboxEntryStatus,
+  OutboxState,
+  OutboxStats,
+  UpstreamResult,
+} from '../interface/outbox.js';
 
 /** A row of the inspector's outbox read, as both stores select it (C100). */
 export interface OutboxStatusRow {
@@ -49,16 +55,24 @@ export function statsOf<R extends { sink: string; state: OutboxState; n: number 
   return [...bySink.values()];
 }
 
-/** A claimed entry with its event, as both stores select it (ids are strings from pg's bigint). */
+/**
+ * A claimed entry with its event, as both stores select it (ids are strings from pg's bigint); or an entry of
+ * a conversion deletion request (C127): no event, its request's id and the body to send.
+ */
 export interface ClaimedRow<Id extends number | string = number | string> {
   id: Id;
   attempts: number;
-  event_name: string;
-  event_id: string;
-  event: string;
+  event_name: string | null;
+  event_id: string | null;
+  event: string | null;
+  deletion_request_id: Id | null;
+  payload: string | null;
 }
 
-/** An account's claimed rows as batches of at most `size`, oldest first. */
+/**
+ * An account's claimed rows as batches of at most `size`, oldest first. An entry of a deletion request is a
+ * batch of its own, between the batches of the events before and after it (C127: it goes to another route).
+ */
 export function toBatches(
   sink: string,
   adAccountId: string,
@@ -66,17 +80,30 @@ export function toBatches(
   size: number,
 ): OutboxBatch[] {
   const batches: OutboxBatch[] = [];
-  for (let i = 0; i < rows.length; i += size)
-    batches.push({
-      sink,
-      adAccountId,
-      entries: rows.slice(i, i + size).map((r) => ({
-        id: Number(r.id),
-        eventName: r.event_name,
-        eventId: r.event_id,
-        event: r.event,
-        attempts: r.attempts,
-      })),
-    });
+  let current: OutboxBatch | null = null;
+  for (const r of rows) {
+    const entry = {
+      id: Number(r.id),
+      eventName: r.event_name ?? '',
+      eventId: r.event_id ?? '',
+      event: r.event ?? '',
+      attempts: r.attempts,
+    };
+    if (r.deletion_request_id !== null) {
+      batches.push({
+        sink,
+        adAccountId,
+        entries: [entry],
+        deletion: { requestId: String(r.deletion_request_id), body: r.payload ?? '{}' },
+      });
+      current = null;
+      continue;
+    }
+    if (current === null || current.entries.length >= size) {
+      current = { sink, adAccountId, entries: [] };
+      batches.push(current);
+    }
+    current.entries.push(entry);
+  }
   return batches;
 }

@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
-import { decodeCursor, encodeCursor } from './event-rows.js';
+import { asBuffer } from '../interface/events.js';
 import type {
   RequestLogEntry,
   RequestLogError,
@@ -7,8 +7,8 @@ import type {
   RequestLogItem,
   RequestLogSummary,
   RequestLogWrite,
-} from './store.js';
-import { asBuffer } from './store.js';
+} from '../interface/request-log.js';
+import { decodeCursor, encodeCursor } from './event-rows.js';
 
 /** A request_log row as both SQL stores keep it (C60); `test` and `body_truncated` are 0/1 or booleans. */
 export interface RequestLogRow {

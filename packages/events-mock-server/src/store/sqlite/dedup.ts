@@ -1,6 +1,12 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { foldBatch } from './dedup-fold.js';
-import { type BatchResult, type DedupKey, type DryRunBatch, dedupKey, type Earlier } from './store.js';
+import {
+  type BatchResult,
+  type DedupKey,
+  type DryRunBatch,
+  dedupKey,
+  type Earlier,
+} from '../interface/events.js';
+import { foldBatch } from '../shared/dedup-fold.js';
 
 /** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
 export interface DedupRow {

@@ -1,5 +1,5 @@
 /** Schema version kept in PRAGMA user_version; a file of a newer version is refused rather than damaged. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Version 3 (C70): request log entries of earlier versions may hold values refused or dropped as personal
@@ -101,6 +101,32 @@ COMMIT;
 export const LACKS_CLIENT_REQUEST_ID_SQL =
   "SELECT count(*) = 0 FROM pragma_table_info('request_log') WHERE name = 'client_request_id'";
 export const UPGRADE_TO_6_SQL = 'ALTER TABLE request_log ADD COLUMN client_request_id TEXT';
+
+/**
+ * Version 8 (C127): a conversion deletion request passed on to an upstream is an outbox entry of its own:
+ * `deletion_request_id` names the request (`event_seq` is 0, no event's) and `payload` holds the body to send
+ * until the upstream took it. The request keeps what the upstream answered. Run on every file without them,
+ * a new one included (its tables are made in the version 7 shape first).
+ */
+export const LACKS_DELETION_ENTRIES_SQL =
+  "SELECT count(*) = 0 FROM pragma_table_info('outbox') WHERE name = 'deletion_request_id'";
+export const UPGRADE_TO_8_OUTBOX_SQL = `
+BEGIN IMMEDIATE;
+ALTER TABLE outbox ADD COLUMN deletion_request_id INTEGER;
+ALTER TABLE outbox ADD COLUMN payload TEXT;
+CREATE INDEX IF NOT EXISTS outbox_deletions ON outbox (ad_account_id, deletion_request_id)
+  WHERE deletion_request_id IS NOT NULL;
+COMMIT;
+`;
+export const LACKS_UPSTREAM_ANSWER_SQL =
+  "SELECT count(*) = 0 FROM pragma_table_info('deletion_requests') WHERE name = 'upstream_status'";
+export const UPGRADE_TO_8_DELETIONS_SQL = `
+BEGIN IMMEDIATE;
+ALTER TABLE deletion_requests ADD COLUMN upstream_status TEXT;
+ALTER TABLE deletion_requests ADD COLUMN upstream_processed_at INTEGER;
+ALTER TABLE deletion_requests ADD COLUMN upstream_request_id TEXT;
+COMMIT;
+`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS ad_accounts (

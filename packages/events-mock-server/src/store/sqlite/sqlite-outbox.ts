@@ -3,12 +3,20 @@ import type {
   OutboxBatch,
   OutboxClaim,
   OutboxEntryStatus,
+  OutboxExtension,
   OutboxOutcome,
   OutboxRoute,
   OutboxState,
   OutboxStats,
-} from './outbox.js';
-import { type ClaimedRow, type OutboxStatusRow, statsOf, toBatches, toEntryStatus } from './outbox-rows.js';
+} from '../interface/outbox.js';
+import { deletionEntryRequestId } from '../shared/conversion-deletion.js';
+import {
+  type ClaimedRow,
+  type OutboxStatusRow,
+  statsOf,
+  toBatches,
+  toEntryStatus,
+} from '../shared/outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.
@@ -21,6 +29,9 @@ export class SqliteOutbox {
   #all: string[] = [];
   #byAccount = new Map<string, string[]>();
   #any = false;
+  /** The sinks that take conversion deletion requests (C127), of every account and of named accounts. */
+  #deletionsAll: string[] = [];
+  #deletionsByAccount = new Map<string, string[]>();
 
   /** The file's PRAGMA synchronous, restored after each claim and settlement. */
   readonly #synchronous: string;
@@ -52,6 +63,40 @@ export class SqliteOutbox {
     for (const r of routes)
       for (const a of r.adAccounts ?? []) this.#byAccount.set(a, [...(this.#byAccount.get(a) ?? []), r.sink]);
     this.#any = routes.length > 0;
+    this.#deletionsAll = routes.filter((r) => r.deletions && r.adAccounts === null).map((r) => r.sink);
+    this.#deletionsByAccount = new Map();
+    for (const r of routes)
+      if (r.deletions)
+        for (const a of r.adAccounts ?? [])
+          this.#deletionsByAccount.set(a, [...(this.#deletionsByAccount.get(a) ?? []), r.sink]);
+  }
+
+  /** The sinks a conversion deletion request of the account is passed on to (C127). */
+  deletionSinks(adAccountId: string): string[] {
+    return [...this.#deletionsAll, ...(this.#deletionsByAccount.get(adAccountId) ?? [])];
+  }
+
+  /**
+   * Inside a deletion's transaction (C127): an entry of the request per sink, after every entry of the
+   * account written before it (ids never go back), holding the body to send.
+   */
+  writeDeletion(
+    sinks: readonly string[],
+    adAccountId: string,
+    requestId: number,
+    createdAt: number,
+    body: string,
+  ): void {
+    for (const sink of sinks)
+      this.#s.writeDeletion.run(
+        sink,
+        adAccountId,
+        deletionEntryRequestId(requestId),
+        createdAt,
+        createdAt,
+        requestId,
+        body,
+      );
   }
 
   /**
@@ -93,16 +138,44 @@ export class SqliteOutbox {
   }
 
   /**
+   * C128: the next entries of an account the owner holds, after `afterId`, and its lease renewed; a claim
+   * of the account from its head when the owner holds none of it any more. The head decides: held by the
+   * owner (even past its lease: nobody else took it), or free and due; else null.
+   */
+  extend(c: OutboxExtension): OutboxBatch[] | null {
+    const s = this.#s;
+    return this.#light(() =>
+      this.#db
+        .transaction(() => {
+          const head = s.head.get(c.sink, c.adAccountId) as Head | undefined;
+          if (!head) return [];
+          let after: number;
+          if (head.lease_owner === c.owner) after = c.afterId;
+          else if (head.next_at <= c.now && (head.lease_until === null || head.lease_until <= c.now))
+            after = head.id - 1;
+          else return null;
+          const until = c.now + c.leaseMs;
+          // What the owner still holds of the account: its entries up to the last it was given.
+          s.renew.run(until, c.sink, c.adAccountId, c.owner, c.afterId);
+          const rows = this.#take(c.sink, c.adAccountId, c.limit, after);
+          if (rows.length) s.lease.run(c.owner, until, JSON.stringify(rows.map((r) => r.id)), c.adAccountId);
+          return toBatches(c.sink, c.adAccountId, rows, c.batchSize);
+        })
+        .immediate(),
+    );
+  }
+
+  /**
    * The oldest pending entries of an account with their events. An entry whose event is gone is removed as
    * it is met (files of version 4 may hold some: C112), so it never holds the account's head.
    */
-  #take(sink: string, account: string, limit: number): TakenRow[] {
+  #take(sink: string, account: string, limit: number, after = 0): TakenRow[] {
     for (;;) {
-      const rows = this.#s.take.all(sink, account, limit) as (TakenRow | OrphanRow)[];
-      const orphans = rows.filter((r): r is OrphanRow => r.event === null).map((r) => r.id);
+      const rows = this.#s.take.all(sink, account, after, limit) as (TakenRow | OrphanRow)[];
+      const orphans = rows.filter(isOrphan).map((r) => r.id);
       if (!orphans.length) return rows as TakenRow[];
       this.#s.forgetIds.run(JSON.stringify(orphans), account);
-      const kept = rows.filter((r): r is TakenRow => r.event !== null);
+      const kept = rows.filter((r): r is TakenRow => !isOrphan(r));
       if (kept.length) return kept;
     }
   }
@@ -140,6 +213,7 @@ export class SqliteOutbox {
         account: o.adAccountId,
         owner,
       });
+      this.#deletionStatusAfterFailure(o.adAccountId, ids);
       return;
     }
     // One statement per distinct upstream result: most batches are answered `processed` throughout.
@@ -154,10 +228,36 @@ export class SqliteOutbox {
     const now = Math.ceil(o.now);
     for (const [result, group] of byResult)
       s.delivered.run(now, result, JSON.stringify(group), o.adAccountId, owner);
+    if (!o.deletions?.length) return;
+    // C127: the upstream's answer kept on the request (only by the settlement that delivered its entry,
+    // which still holds the body), the body dropped, the request's status said again.
+    for (const d of o.deletions) {
+      const at = { account: o.adAccountId, entry: d.entryId };
+      s.deletionAnswered.run({
+        ...at,
+        status: d.status,
+        processedAt: d.processedAt === null ? null : Math.ceil(d.processedAt),
+        upstreamId: d.upstreamRequestId,
+      });
+      s.dropPayload.run(at);
+    }
+    s.deletionStatus.run({ 1: o.adAccountId, 2: JSON.stringify(o.deletions.map((d) => d.entryId)) });
+  }
+
+  /** After a failure (C127): a deletion request whose entry went dead says so (CANCELLED). */
+  #deletionStatusAfterFailure(adAccountId: string, ids: string): void {
+    this.#s.deletionStatus.run({ 1: adAccountId, 2: ids });
   }
 
   requeueDead(now: number, sink: string | undefined): number {
-    return this.#s.requeue.run({ 1: now, 2: sink ?? null }).changes;
+    return this.#db
+      .transaction(() => {
+        const n = this.#s.requeue.run({ 1: now, 2: sink ?? null }).changes;
+        // Requeued entries of deletion requests: PENDING again (C127).
+        if (n) this.#s.deletionsRequeued.run();
+        return n;
+      })
+      .immediate();
   }
 
   stats(): OutboxStats[] {
@@ -177,11 +277,15 @@ export class SqliteOutbox {
 interface Head {
   id: number;
   next_at: number;
+  lease_owner: string | null;
   lease_until: number | null;
 }
 
 type TakenRow = ClaimedRow<number>;
-type OrphanRow = { id: number; event: null };
+type OrphanRow = { id: number; event: null; deletion_request_id: null };
+/** An entry whose event is gone (C112); an entry of a deletion request names none and is no orphan (C127). */
+const isOrphan = (r: TakenRow | OrphanRow): r is OrphanRow =>
+  r.event === null && r.deletion_request_id === null;
 
 function prepare(db: Db) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -201,13 +305,22 @@ function prepare(db: Db) {
        ) SELECT acct FROM a`,
     ),
     head: p(
-      "SELECT id, next_at, lease_until FROM outbox WHERE sink = ? AND state = 'pending' AND ad_account_id = ? ORDER BY id LIMIT 1",
+      "SELECT id, next_at, lease_owner, lease_until FROM outbox WHERE sink = ? AND state = 'pending' AND ad_account_id = ? ORDER BY id LIMIT 1",
     ),
     // Every join names the account as well as the seq (C112).
+    writeDeletion: p(
+      `INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at,
+         deletion_request_id, payload)
+       VALUES (?, ?, 0, ?, ?, 'pending', 0, ?, ?, ?)`,
+    ),
     take: p(
-      `SELECT o.id, o.attempts, e.event_name, e.event_id, e.event FROM outbox o
+      `SELECT o.id, o.attempts, e.event_name, e.event_id, e.event, o.deletion_request_id, o.payload FROM outbox o
        LEFT JOIN events e ON e.ad_account_id = o.ad_account_id AND e.seq = o.event_seq
-       WHERE o.sink = ? AND o.state = 'pending' AND o.ad_account_id = ? ORDER BY o.id LIMIT ?`,
+       WHERE o.sink = ? AND o.state = 'pending' AND o.ad_account_id = ? AND o.id > ? ORDER BY o.id LIMIT ?`,
+    ),
+    renew: p(
+      `UPDATE outbox SET lease_until = ?
+       WHERE sink = ? AND state = 'pending' AND ad_account_id = ? AND lease_owner = ? AND id <= ?`,
     ),
     lease: p(
       `UPDATE outbox SET lease_owner = ?, lease_until = ?
@@ -242,6 +355,41 @@ function prepare(db: Db) {
                         WHERE o.sink = outbox.sink AND o.ad_account_id = outbox.ad_account_id
                           AND o.state = 'pending' AND o.lease_owner IS NOT NULL AND o.lease_until > ?1)
        WHERE state = 'dead' AND (?2 IS NULL OR sink = ?2)`,
+    ),
+    // C127: what the upstream answered, kept on the request, by the settlement that delivered its entry.
+    deletionAnswered: p(
+      `UPDATE deletion_requests SET upstream_status = @status, upstream_processed_at = @processedAt,
+         upstream_request_id = @upstreamId
+       WHERE ad_account_id = @account AND id = (
+         SELECT deletion_request_id FROM outbox
+         WHERE id = @entry AND ad_account_id = @account AND state = 'delivered' AND payload IS NOT NULL)`,
+    ),
+    dropPayload: p(
+      "UPDATE outbox SET payload = NULL WHERE id = @entry AND ad_account_id = @account AND state = 'delivered'",
+    ),
+    // The status of the deletion requests of some entries, from all their entries (one per sink): PENDING
+    // while one is still to deliver, CANCELLED while one is dead, else what the upstream answered.
+    deletionStatus: p(
+      `UPDATE deletion_requests SET
+         status = CASE
+           WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = deletion_requests.ad_account_id
+                        AND o.deletion_request_id = deletion_requests.id AND o.state = 'pending') THEN 'PENDING'
+           WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = deletion_requests.ad_account_id
+                        AND o.deletion_request_id = deletion_requests.id AND o.state = 'dead') THEN 'CANCELLED'
+           ELSE coalesce(upstream_status, 'SUBMITTED') END,
+         processed_at = CASE
+           WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = deletion_requests.ad_account_id
+                        AND o.deletion_request_id = deletion_requests.id AND o.state IN ('pending', 'dead'))
+           THEN NULL ELSE upstream_processed_at END
+       WHERE ad_account_id = ?1 AND id IN (
+         SELECT deletion_request_id FROM outbox
+         WHERE ad_account_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND deletion_request_id IS NOT NULL)`,
+    ),
+    deletionsRequeued: p(
+      `UPDATE deletion_requests SET status = 'PENDING', processed_at = NULL
+       WHERE status <> 'PENDING' AND (ad_account_id, id) IN (
+         SELECT ad_account_id, deletion_request_id FROM outbox
+         WHERE deletion_request_id IS NOT NULL AND state = 'pending')`,
     ),
     stats: p(
       "SELECT sink, state, count(*) AS n, min(id) AS first FROM outbox WHERE state IN ('pending', 'dead') GROUP BY sink, state",

@@ -1,6 +1,38 @@
 import { type AccessTier, LIMITS } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
+import type { CustomEventTypeRow } from '../interface/directory.js';
+import type { DirectoryData, StoredTokenKind } from '../interface/directory-data.js';
+import {
+  type AccountReportData,
+  type BatchResult,
+  type BatchWrite,
+  type DedupKey,
+  type DryRunBatch,
+  dedupKey,
+  type Earlier,
+  type EventFilter,
+  type EventToStore,
+  eventJsonOf,
+  type StoredEventRow,
+  type TagEventWrite,
+} from '../interface/events.js';
+import type {
+  Outbox,
+  OutboxBatch,
+  OutboxEntryStatus,
+  OutboxExtension,
+  OutboxStats,
+} from '../interface/outbox.js';
+import type {
+  RequestLogEntry,
+  RequestLogFilter,
+  RequestLogRetention,
+  RequestLogSummary,
+  RequestLogWrite,
+  TimelineCount,
+} from '../interface/request-log.js';
+import type { Store } from '../interface/store.js';
 import {
   bodyMatches,
   DELETION_REQUEST_COLUMNS,
@@ -8,16 +40,15 @@ import {
   type DeletionRequestDbRow,
   type DeletionRequestRow,
   type DeletionTargets,
+  deletionBody,
   deletionRequestIdBase,
   deletionRequestOfRow,
   deletionRequestValues,
   eventMatches,
   processedDeletionRequest,
-} from './conversion-deletion.js';
-import { foldBatch } from './dedup-fold.js';
-import type { DirectoryData, StoredTokenKind } from './directory-data.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from './event-rows.js';
-import type { Outbox, OutboxBatch, OutboxEntryStatus, OutboxStats } from './outbox.js';
+} from '../shared/conversion-deletion.js';
+import { foldBatch } from '../shared/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../shared/event-rows.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -30,40 +61,22 @@ import {
   toEntry,
   WRITE_COLUMN_COUNT,
   WRITE_COLUMNS,
-} from './request-log-rows.js';
-import { DedupLookup, sightingOfRow } from './sqlite-dedup.js';
-import { SqliteOutbox } from './sqlite-outbox.js';
+} from '../shared/request-log-rows.js';
+import { DedupLookup, sightingOfRow } from './dedup.js';
 import {
   LACKS_CLIENT_REQUEST_ID_SQL,
+  LACKS_DELETION_ENTRIES_SQL,
+  LACKS_UPSTREAM_ANSWER_SQL,
   REUSES_IDS_SQL,
   SCHEMA_SQL,
   SCHEMA_VERSION,
   UPGRADE_TO_3_SQL,
   UPGRADE_TO_5_SQL,
   UPGRADE_TO_6_SQL,
-} from './sqlite-schema.js';
-import {
-  type AccountReportData,
-  type BatchResult,
-  type BatchWrite,
-  type CustomEventTypeRow,
-  type DedupKey,
-  type DryRunBatch,
-  dedupKey,
-  type Earlier,
-  type EventFilter,
-  type EventToStore,
-  eventJsonOf,
-  type RequestLogEntry,
-  type RequestLogFilter,
-  type RequestLogRetention,
-  type RequestLogSummary,
-  type RequestLogWrite,
-  type Store,
-  type StoredEventRow,
-  type TagEventWrite,
-  type TimelineCount,
-} from './store.js';
+  UPGRADE_TO_8_DELETIONS_SQL,
+  UPGRADE_TO_8_OUTBOX_SQL,
+} from './schema.js';
+import { SqliteOutbox } from './sqlite-outbox.js';
 
 export type SynchronousLevel = 'FULL' | 'EXTRA' | 'NORMAL';
 
@@ -90,7 +103,7 @@ const PRUNE_EVERY = 1000;
  * better-sqlite3 is synchronous, so a batch's dedup check and insert run with nothing else interleaved in
  * this process; BEGIN IMMEDIATE also serializes writers of other processes on the same file.
  */
-export class SqliteStore implements Store, Outbox {
+export class SqliteStore implements Store {
   readonly description: string;
   readonly #db: Db;
   readonly #s: ReturnType<typeof prepare>;
@@ -127,6 +140,10 @@ export class SqliteStore implements Store, Outbox {
       // Version 5: seqs that never go back. Decided by the tables themselves (a file of any earlier version).
       if ((this.#db.prepare(REUSES_IDS_SQL).pluck().get() as number) > 0) this.#db.exec(UPGRADE_TO_5_SQL);
       if (this.#db.prepare(LACKS_CLIENT_REQUEST_ID_SQL).pluck().get() === 1) this.#db.exec(UPGRADE_TO_6_SQL);
+      if (this.#db.prepare(LACKS_DELETION_ENTRIES_SQL).pluck().get() === 1)
+        this.#db.exec(UPGRADE_TO_8_OUTBOX_SQL);
+      if (this.#db.prepare(LACKS_UPSTREAM_ANSWER_SQL).pluck().get() === 1)
+        this.#db.exec(UPGRADE_TO_8_DELETIONS_SQL);
       this.#db.pragma(`user_version = ${SCHEMA_VERSION}`);
       if (version === 2 && !memory) this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#s = prepare(this.#db);
@@ -290,10 +307,13 @@ export class SqliteStore implements Store, Outbox {
           .prepare('UPDATE deletion_request_ids SET last = max(last + 1, ?) WHERE one = 1 RETURNING last')
           .pluck()
           .get(deletionRequestIdBase(at)) as number;
-        const row = processedDeletionRequest(id, adAccountId, at, removed);
+        // C127: passed on to the sinks that take deletions, as an entry after the account's earlier ones.
+        const sinks = this.#outbox.deletionSinks(adAccountId);
+        const row = processedDeletionRequest(id, adAccountId, at, removed, sinks.length > 0);
         db.prepare(
           `INSERT INTO deletion_requests (${DELETION_REQUEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(...deletionRequestValues(row));
+        this.#outbox.writeDeletion(sinks, adAccountId, id, at, deletionBody(t));
         return deletionRequestOfRow(row);
       })
       .immediate();
@@ -595,6 +615,10 @@ export class SqliteStore implements Store, Outbox {
 
   async claimOutbox(c: Parameters<Outbox['claimOutbox']>[0]): Promise<OutboxBatch[]> {
     return this.#outbox.claim(c);
+  }
+
+  async extendClaim(c: OutboxExtension): Promise<OutboxBatch[] | null> {
+    return this.#outbox.extend(c);
   }
 
   async settleOutbox(...a: Parameters<Outbox['settleOutbox']>): Promise<void> {

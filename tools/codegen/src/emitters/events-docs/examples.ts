@@ -25,6 +25,22 @@ export interface RequestExample {
   response: BatchResponse;
 }
 
+/**
+ * C125: the "Running as a gateway" page's example: one event whose user data a sender could not hash, as
+ * sent and as an account with `hash_user_data: true` checks it (the raw values replaced by the SHA-256 of
+ * their C5 normalization), with its warnings and match quality (C67) on each kind of account.
+ * packages/events-docs/test/gateway.test.ts checks them against the validators.
+ */
+export interface GatewayExample {
+  raw: Obj;
+  hashed: Obj;
+  /** The fields whose values were raw, as paths (`user_data.em`). */
+  fields: string[];
+  /** On an account without the setting (Pinterest's behaviour), and on one with it. */
+  before: { warnings: string[]; score: number };
+  after: { warnings: string[]; score: number };
+}
+
 /** What public/examples.json holds; packages/events-docs/test/examples.test.ts runs it through the validators. */
 export interface ExamplesFile {
   /** The validation context the documented responses assume (validateBatch options). */
@@ -33,6 +49,7 @@ export interface ExamplesFile {
   serverUrl: string;
   examples: RequestExample[];
   normalization: WorkedExample[];
+  gateway: GatewayExample;
   /** Fields whose spec example does not fit the field's type, or required fields without one; left out. */
   specGaps: string[];
 }
@@ -138,11 +155,79 @@ function recommendedAdvice(event: Obj, ctx: DocsContext): string | undefined {
   return fill(ctx.message('recommended_missing').template, { fields: names.join(', ') });
 }
 
-function warnings(event: Obj, ctx: DocsContext, extra: string[] = []): string | null {
+function warningList(event: Obj, ctx: DocsContext, extra: string[] = []): string[] {
   const list = [...extra];
   const advice = recommendedAdvice(event, ctx);
   if (advice !== undefined) list.push(advice);
+  return list;
+}
+
+function warnings(event: Obj, ctx: DocsContext, extra: string[] = []): string | null {
+  const list = warningList(event, ctx, extra);
   return list.length ? list.join('; ') : null;
+}
+
+const present = (v: Json | undefined) =>
+  v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
+
+/**
+ * The match quality of C67 for an example event: the weighted share of the recommended fields that apply to
+ * it which it carries, a field of `notWellFormed` (a raw value in a hashed field) counting as not carried.
+ */
+function matchScore(event: Obj, ctx: DocsContext, notWellFormed: ReadonlySet<string>): number {
+  let total = 0;
+  let carried = 0;
+  for (const sec of ctx.sections) {
+    if (sec.prefix.includes('[]')) continue;
+    for (const f of sec.schema.fields) {
+      const r = f.recommended;
+      if (!r) continue;
+      if (r.actionSources !== 'all' && !r.actionSources.includes(String(event.action_source))) continue;
+      if (r.eventNames && !r.eventNames.includes(String(event.event_name))) continue;
+      total += r.weight;
+      const path = `${sec.prefix}${f.name}`;
+      if (present(get(event, path)) && !notWellFormed.has(path)) carried += r.weight;
+    }
+  }
+  return total === 0 ? 1 : carried / total;
+}
+
+/**
+ * C125: an event from a sender that cannot hash: the example event's identifiers that are sent as they are
+ * (an IP address, a user agent), and raw values for the hashed fields a checkout form or a CRM export has
+ * (e-mail, phone, first and last name), from the worked examples of C5.
+ */
+function gatewayExample(event: Obj, ctx: DocsContext): GatewayExample {
+  const holder = ctx.sections.find((s) => s.via && s.schema.fields.some((f) => f.normalize));
+  const prefix = holder?.prefix ?? 'user_data.';
+  const member = prefix.slice(0, -1);
+  const normalizers = Object.fromEntries(
+    (holder?.schema.fields ?? []).filter((f) => f.normalize).map((f) => [f.name, f.normalize!]),
+  );
+  const names = ['em', 'ph', 'fn', 'ln'].filter((n) => n in normalizers);
+  const worked = workedExamples(
+    ctx.ir,
+    names.map((name) => ({ name, normalize: normalizers[name]! })),
+  );
+  const sent = (event[member] ?? {}) as Obj;
+  const plain = Object.fromEntries(Object.entries(sent).filter(([k]) => !(k in normalizers)));
+  const raw: Obj = {
+    ...event,
+    [member]: { ...Object.fromEntries(worked.map((w) => [w.field, [w.raw]])), ...plain },
+  };
+  const hashed: Obj = {
+    ...event,
+    [member]: { ...Object.fromEntries(worked.map((w) => [w.field, [w.sha256]])), ...plain },
+  };
+  const fields = worked.map((w) => `${prefix}${w.field}`);
+  const dropped = fields.map((path) => fill(ctx.message('hash_dropped').template, { path: `${path}[0]` }));
+  return {
+    raw,
+    hashed,
+    fields,
+    before: { warnings: warningList(raw, ctx, dropped), score: matchScore(raw, ctx, new Set(fields)) },
+    after: { warnings: warningList(hashed, ctx), score: matchScore(hashed, ctx, new Set()) },
+  };
 }
 
 function field(s: SchemaIR, name: string): FieldIR | undefined {
@@ -242,6 +327,7 @@ export function buildExamples(ctx: DocsContext): ExamplesFile {
     serverUrl: String((dig(ir, 'servers') as { url?: string }[] | undefined)?.[0]?.url ?? ''),
     examples: [full, partial],
     normalization: workedExamples(ir, hashed),
+    gateway: gatewayExample(event, ctx),
     specGaps: gaps,
   };
 }

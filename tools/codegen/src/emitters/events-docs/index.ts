@@ -15,6 +15,7 @@ import { eventErrorsPage } from './pages/event-errors.js';
 import { eventNamesPage } from './pages/event-names.js';
 import { examplesPage } from './pages/examples.js';
 import { fieldsPage } from './pages/fields.js';
+import { gatewayPage } from './pages/gateway.js';
 import { limitsPage } from './pages/limits.js';
 import { normalizationPage } from './pages/normalization.js';
 import { overviewPage } from './pages/overview.js';
@@ -41,6 +42,7 @@ const PAGES: Page[] = [
   eventNamesPage,
   customEventsPage,
   normalizationPage,
+  gatewayPage,
   examplesPage,
   requestErrorsPage,
   eventErrorsPage,

@@ -78,6 +78,11 @@ function step(ir: IR, name: string, s: string): string {
         value: s,
         step: name,
       });
+    case 'require_at':
+      // C126: an e-mail address has an @ between a name and a domain.
+      if (!/.@./s.test(s))
+        dataAt(ir, 'normalization', 'kinds').fail('worked-example-invalid', { value: s, step: name });
+      return s;
     case 'map_gender':
       for (const [g, ws] of Object.entries(n.gender)) if (ws.includes(s)) return g;
       return s;

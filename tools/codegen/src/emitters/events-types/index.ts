@@ -220,6 +220,24 @@ function normalizationFile(ir: IR): EmittedFile {
   return { path: `${DIR}/normalization.gen.ts`, content: tsFile(`${DIR}/normalization.gen.ts`, statements) };
 }
 
+function deletionKeysFile(ir: IR): EmittedFile {
+  const statements: (string | StatementStructures)[] = [
+    constant(
+      'DELETION_KEYS',
+      ir.deletionKeys,
+      "C91, C124: each list of a conversion deletion request's targets, the user_data field its entries are matched against, and whether that field holds SHA-256 digests.",
+    ),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'DeletionKeyField',
+      isExported: true,
+      type: "(typeof DELETION_KEYS)[number]['field']",
+      docs: ['A user_data field a conversion deletion request matches.'],
+    },
+  ];
+  return { path: `${DIR}/deletion-keys.gen.ts`, content: tsFile(`${DIR}/deletion-keys.gen.ts`, statements) };
+}
+
 function operationsFile(ir: IR): EmittedFile {
   const statements = [
     constant(
@@ -253,6 +271,7 @@ export const eventsTypesEmitter: Emitter = {
       problemsFile(ir),
       codeListsFile(ir),
       normalizationFile(ir),
+      deletionKeysFile(ir),
       operationsFile(ir),
     ];
     return [...files, indexFile(files)];

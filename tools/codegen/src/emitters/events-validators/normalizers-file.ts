@@ -22,6 +22,7 @@ const STEPS = new Set([
   'map_countries',
   'date_yyyymmdd',
   'map_gender',
+  'require_at',
 ]);
 
 /**

@@ -112,6 +112,69 @@ ${commitBatchesTo(
 `,
 )}`;
 
+/**
+ * Migration 9 (C127): a conversion deletion request passed on to an upstream is an outbox entry of its own:
+ * `deletion_request_id` names the request (`event_seq` is 0, no event's) and `payload` holds the body to send
+ * until the upstream took it; the request keeps what the upstream answered. Columns without a default: no
+ * rewrite of either table.
+ */
+export const OUTBOX_DELETIONS_MIGRATION_SQL = `
+ALTER TABLE outbox ADD COLUMN deletion_request_id bigint, ADD COLUMN payload text;
+CREATE INDEX outbox_deletions ON outbox (ad_account_id, deletion_request_id) WHERE deletion_request_id IS NOT NULL;
+ALTER TABLE deletion_requests ADD COLUMN upstream_status text, ADD COLUMN upstream_processed_at bigint,
+  ADD COLUMN upstream_request_id text;
+`;
+
+/**
+ * Inside a deletion's transaction (C127), after LOCK_ACCOUNT_ENTRIES: an entry of the request per sink. Its
+ * id is drawn under the lock the batch call takes for the account's entries (migration 6), so it becomes
+ * visible after every entry of the account drawn before it, and the account's cursor never passes it unsent.
+ */
+export const LOCK_ACCOUNT_ENTRIES = `SELECT pg_advisory_xact_lock(hashtextextended('outbox:' || $1, 0))`;
+export const WRITE_DELETION = `
+INSERT INTO outbox (sink, ad_account_id, event_seq, request_id, created_at, state, attempts, next_at,
+  deletion_request_id, payload)
+SELECT s.sink, $2, 0, $3, $4, 'pending', 0, $4, $5, $6
+FROM unnest($1::text[]) WITH ORDINALITY AS s(sink, n) ORDER BY s.n`;
+
+/** C127: what the upstream answered, kept on the request, by the settlement that delivered its entry. */
+export const DELETION_ANSWERED = `
+WITH answered AS (
+  UPDATE outbox SET state = 'delivered', settled_at = $3, payload = NULL, last_error = NULL,
+    attempts = CASE WHEN state = 'pending' THEN attempts + 1 ELSE attempts END
+  WHERE ad_account_id = $1 AND id = $2 AND payload IS NOT NULL AND state <> 'dead'
+  RETURNING deletion_request_id
+)
+UPDATE deletion_requests d SET upstream_status = $4, upstream_processed_at = $5, upstream_request_id = $6
+FROM answered WHERE d.ad_account_id = $1 AND d.id = answered.deletion_request_id`;
+
+/**
+ * The status of the deletion requests of some entries, from all their entries (one per sink): PENDING while
+ * one is still to deliver, CANCELLED while one is dead, else what the upstream answered.
+ */
+export const DELETION_STATUS = `
+UPDATE deletion_requests d SET
+  status = CASE
+    WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = d.ad_account_id
+                 AND o.deletion_request_id = d.id AND o.state = 'pending') THEN 'PENDING'
+    WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = d.ad_account_id
+                 AND o.deletion_request_id = d.id AND o.state = 'dead') THEN 'CANCELLED'
+    ELSE coalesce(d.upstream_status, 'SUBMITTED') END,
+  processed_at = CASE
+    WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.ad_account_id = d.ad_account_id
+                 AND o.deletion_request_id = d.id AND o.state IN ('pending', 'dead'))
+    THEN NULL ELSE d.upstream_processed_at END
+WHERE d.ad_account_id = $1 AND d.id IN (
+  SELECT deletion_request_id FROM outbox
+  WHERE ad_account_id = $1 AND id = ANY($2::bigint[]) AND deletion_request_id IS NOT NULL)`;
+
+/** Requeued entries of deletion requests (C127): their requests are PENDING again. */
+export const DELETIONS_REQUEUED = `
+UPDATE deletion_requests d SET status = 'PENDING', processed_at = NULL
+FROM (SELECT DISTINCT ad_account_id, deletion_request_id FROM outbox
+      WHERE deletion_request_id IS NOT NULL AND state = 'pending') o
+WHERE d.ad_account_id = o.ad_account_id AND d.id = o.deletion_request_id AND d.status <> 'PENDING'`;
+
 /** The accounts of a sink with pending entries: a skip scan of the pending index, one probe per account. */
 const ACCOUNTS_OF_SINK = `
 WITH RECURSIVE accounts(acct) AS (
@@ -163,11 +226,16 @@ RETURNING delivered_upto`;
  * primary key. An entry without its event comes back with a null event: the claim removes it.
  */
 export const CLAIM_ROWS = `
-SELECT o.id, o.attempts, o.next_at, e.event_name, e.event_id, e.event
-FROM (SELECT id, attempts, next_at, event_seq, created_at FROM outbox
+SELECT o.id, o.attempts, o.next_at, e.event_name, e.event_id, e.event, o.deletion_request_id, o.payload
+FROM (SELECT id, attempts, next_at, event_seq, created_at, deletion_request_id, payload FROM outbox
       WHERE sink = $1 AND state = 'pending' AND ad_account_id = $2 AND id > $3 ORDER BY id LIMIT $4) o
 LEFT JOIN events e ON e.ad_account_id = $2 AND e.seq = o.event_seq AND e.received_at = o.created_at
 ORDER BY o.id`;
+
+/** C128: the lease of an account renewed by its owner; answers the cursor, or nothing when not its owner. */
+export const RENEW_LEASE = `
+UPDATE outbox_cursors SET lease_until = $4 WHERE ad_account_id = $1 AND sink = $2 AND lease_owner = $3
+RETURNING delivered_upto`;
 
 /** The claim's last entry, so its settlement knows when the claim is over; or the lease let go. */
 export const CLAIMED_UPTO = `UPDATE outbox_cursors SET claimed_upto = $3 WHERE ad_account_id = $1 AND sink = $2`;

@@ -4,30 +4,35 @@ import type {
   OutboxBatch,
   OutboxClaim,
   OutboxEntryStatus,
+  OutboxExtension,
   OutboxOutcome,
   OutboxRoute,
   OutboxState,
   OutboxStats,
   UpstreamResult,
-} from '../../outbox.js';
+} from '../../interface/outbox.js';
 import {
   type OutboxStatusRow,
   type ClaimedRow as Row,
   statsOf,
   toBatches,
   toEntryStatus,
-} from '../../outbox-rows.js';
+} from '../../shared/outbox-rows.js';
 import {
   ADVANCE,
   CLAIM_ACCOUNTS,
   CLAIM_ROWS,
   CLAIMED_UPTO,
+  DELETION_ANSWERED,
+  DELETION_STATUS,
+  DELETIONS_REQUEUED,
   FORGET_EVENTS,
   FORGET_IDS,
   LEASE_ACCOUNT,
   OF_REQUEST,
   OWNED_CURSOR,
   PRUNE,
+  RENEW_LEASE,
   REQUEUE_DEAD,
   RUN_LENGTH,
   RUN_RESULTS,
@@ -45,7 +50,10 @@ import {
  * LOCKED) for the claim's transaction, then the lease keeps them.
  */
 type ClaimedRow = Row<string>;
-type OrphanRow = { id: string; event: null };
+type OrphanRow = { id: string; event: null; deletion_request_id: null };
+/** An entry whose event is gone (C112); an entry of a deletion request names none and is no orphan (C127). */
+const isOrphan = (r: ClaimedRow | OrphanRow): r is OrphanRow =>
+  r.event === null && r.deletion_request_id === null;
 
 /** What the cursor stands for when the receiver answered per event: processed, nothing more said. */
 const plainProcessed = (r: UpstreamResult) =>
@@ -82,6 +90,13 @@ export class PgOutbox implements Outbox {
       .map((r) => r.sink);
   }
 
+  /** The sinks a conversion deletion request of the account is passed on to (C127). */
+  deletionSinksFor(adAccountId: string): string[] {
+    return this.#routes
+      .filter((r) => r.deletions && (r.adAccounts === null || r.adAccounts.includes(adAccountId)))
+      .map((r) => r.sink);
+  }
+
   async routeOutbox(routes: readonly OutboxRoute[]): Promise<void> {
     this.#routes = routes;
   }
@@ -96,8 +111,8 @@ export class PgOutbox implements Outbox {
       }[];
       const batches: OutboxBatch[] = [];
       for (const { ad_account_id: account } of accounts) {
-        const rows = await this.#claimAccount(client, c, account, now);
-        batches.push(...toBatches(c.sink, account, rows, c.batchSize));
+        const rows = await this.#claimAccount(client, c, account, now, c.batchSize * c.batchesPerAccount);
+        batches.push(...toBatches(c.sink, account, rows ?? [], c.batchSize));
       }
       await client.query('COMMIT');
       return batches;
@@ -109,8 +124,71 @@ export class PgOutbox implements Outbox {
     }
   }
 
-  /** Leases one account and reads its next entries; none when another claim leased it, or it is not due. */
-  async #claimAccount(client: pg.PoolClient, c: OutboxClaim, account: string, now: number) {
+  /**
+   * C128: the owner's claim of an account goes on after `afterId`, its lease renewed (one row); once its
+   * lease ended (its last settlement reached the end of what it was given), a claim of the account alone.
+   */
+  async extendClaim(c: OutboxExtension): Promise<OutboxBatch[] | null> {
+    const client = await this.#lightPool().connect();
+    try {
+      await client.query('BEGIN');
+      const now = Math.floor(c.now);
+      const account = c.adAccountId;
+      const held = (await client.query(RENEW_LEASE, [account, c.sink, c.owner, now + Math.ceil(c.leaseMs)]))
+        .rows[0] as { delivered_upto: string } | undefined;
+      let rows: ClaimedRow[] | null;
+      if (held) {
+        const after = Math.max(c.afterId, Number(held.delivered_upto));
+        rows = await this.#rows(client, c.sink, account, String(after), c.limit);
+        // Never past an entry waiting for its retry (a failure ends an owner's run, so none is expected).
+        const due = rows.findIndex((r) => Number((r as ClaimedRow & { next_at: string }).next_at) > now);
+        if (due >= 0) rows = rows.slice(0, due);
+        if (rows.length) await client.query(CLAIMED_UPTO, [account, c.sink, (rows.at(-1) as ClaimedRow).id]);
+      } else rows = await this.#claimAccount(client, c, account, now, c.limit);
+      await client.query('COMMIT');
+      return rows === null ? null : toBatches(c.sink, account, rows, c.batchSize);
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * The account's oldest entries after `after`, by the pending index with their events; entries whose event
+   * is gone (left by a deletion of an earlier version, C112) are removed on the way, so they never hold it.
+   */
+  async #rows(
+    client: pg.PoolClient,
+    sink: string,
+    account: string,
+    after: string,
+    limit: number,
+  ): Promise<(ClaimedRow & { next_at: string })[]> {
+    for (;;) {
+      const rows = (await client.query(CLAIM_ROWS, [sink, account, after, limit])).rows as ((
+        | ClaimedRow
+        | OrphanRow
+      ) & { next_at: string })[];
+      const orphans = rows.filter(isOrphan).map((r) => r.id);
+      if (orphans.length) await client.query(FORGET_IDS, [account, orphans]);
+      const kept = rows.filter((r): r is ClaimedRow & { next_at: string } => !isOrphan(r));
+      if (kept.length || !orphans.length) return kept;
+    }
+  }
+
+  /**
+   * Leases one account and reads its next entries; null when another claim leased it, none when it is not
+   * due.
+   */
+  async #claimAccount(
+    client: pg.PoolClient,
+    c: { sink: string; owner: string; leaseMs: number },
+    account: string,
+    now: number,
+    limit: number,
+  ): Promise<ClaimedRow[] | null> {
     const leased = await client.query(LEASE_ACCOUNT, [
       account,
       c.sink,
@@ -119,26 +197,16 @@ export class PgOutbox implements Outbox {
       now,
     ]);
     const upto = (leased.rows[0] as { delivered_upto: string } | undefined)?.delivered_upto;
-    if (upto === undefined) return [];
-    for (;;) {
-      const rows = (
-        await client.query(CLAIM_ROWS, [c.sink, account, upto, c.batchSize * c.batchesPerAccount])
-      ).rows as ((ClaimedRow | OrphanRow) & { next_at: string })[];
-      // Entries whose event is gone (left by a deletion of an earlier version, C112): removed, and the
-      // account claimed on from the next entry, so they never hold its head.
-      const orphans = rows.filter((r) => r.event === null).map((r) => r.id);
-      if (orphans.length) await client.query(FORGET_IDS, [account, orphans]);
-      const kept = rows.filter((r): r is ClaimedRow & { next_at: string } => r.event !== null);
-      if (!kept.length && orphans.length) continue;
-      // The head is checked again in this statement's snapshot: a failure settled since step 1 may have
-      // pushed it into the future.
-      if (!kept.length || Number((kept[0] as { next_at: string }).next_at) > now) {
-        await client.query(UNLEASE, [account, c.sink, c.owner]);
-        return [];
-      }
-      await client.query(CLAIMED_UPTO, [account, c.sink, (kept.at(-1) as ClaimedRow).id]);
-      return kept;
+    if (upto === undefined) return null;
+    const kept = await this.#rows(client, c.sink, account, upto, limit);
+    // The head is checked again in this statement's snapshot: a failure settled since step 1 may have
+    // pushed it into the future.
+    if (!kept.length || Number((kept[0] as { next_at: string }).next_at) > now) {
+      await client.query(UNLEASE, [account, c.sink, c.owner]);
+      return [];
     }
+    await client.query(CLAIMED_UPTO, [account, c.sink, (kept.at(-1) as ClaimedRow).id]);
+    return kept;
   }
 
   /** Deletes the entries of an account's deleted events, in the deletion's transaction (C112). */
@@ -181,7 +249,7 @@ export class PgOutbox implements Outbox {
     // The lease passed to another owner: its entries are left alone.
     if (!cursor) return;
     const last = Math.max(...o.ids);
-    if (o.kind === 'failed')
+    if (o.kind === 'failed') {
       // bigint columns: a fractional time (a jittered retry) is refused by PostgreSQL, so times are whole ms.
       await client.query(SETTLE_FAILED, [
         o.maxAttempts,
@@ -191,7 +259,9 @@ export class PgOutbox implements Outbox {
         o.ids,
         account,
       ]);
-    else if (o.kind === 'delivered') {
+      // A deletion request whose entry went dead says so (C127).
+      await client.query(DELETION_STATUS, [account, o.ids]);
+    } else if (o.kind === 'delivered') {
       const results = o.ids.map((_, i) => o.results?.[i] ?? null);
       const run = (await client.query(RUN_LENGTH, [account, sink, cursor.delivered_upto, last, o.ids]))
         .rows[0] as { n: number; ours: number };
@@ -215,13 +285,40 @@ export class PgOutbox implements Outbox {
           results.map((r) => (r ? JSON.stringify(r) : null)),
           account,
         ]);
+      if (o.deletions?.length) {
+        // C127: the entries of deletion requests are marked one by one (their request's status reads them),
+        // the upstream's answer kept on the request, the body dropped.
+        for (const d of o.deletions)
+          await client.query(DELETION_ANSWERED, [
+            account,
+            d.entryId,
+            Math.ceil(o.now),
+            d.status,
+            d.processedAt === null ? null : Math.ceil(d.processedAt),
+            d.upstreamRequestId,
+          ]);
+        await client.query(DELETION_STATUS, [account, o.deletions.map((d) => d.entryId)]);
+      }
     }
     if (cursor.claimed_upto === null || last >= Number(cursor.claimed_upto))
       await client.query(UNLEASE, [account, sink, owner]);
   }
 
   async requeueDeadOutbox(now: number, sink?: string): Promise<number> {
-    return (await this.#pool.query(REQUEUE_DEAD, [now, sink ?? null])).rowCount ?? 0;
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      const n = (await client.query(REQUEUE_DEAD, [now, sink ?? null])).rowCount ?? 0;
+      // Requeued entries of deletion requests: PENDING again (C127).
+      if (n) await client.query(DELETIONS_REQUEUED);
+      await client.query('COMMIT');
+      return n;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
   }
 
   async outboxStats(): Promise<OutboxStats[]> {
