@@ -10,6 +10,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to send in all, instead of a duration; the run ends when every one is answered. */
+    amount?: number;
     pipelining?: number;
     method?: string;
     headers?: Record<string, string>;
@@ -27,7 +29,8 @@ declare module 'autocannon' {
     total: number;
   }
   export interface Result {
-    requests: Histogram;
+    /** `sent`: requests sent, those still unanswered when a timed run ended included. */
+    requests: Histogram & { sent: number };
     latency: Histogram;
     throughput: Histogram;
     errors: number;

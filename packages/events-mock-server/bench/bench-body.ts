@@ -6,10 +6,26 @@ const UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /**
+ * What `user_data` carries: the digests of `em` and `external_id` (`default`), or, for the rows of an account
+ * that hashes on arrival (C125), the same two as a sender that cannot hash sends them (`raw`) or as the
+ * digests of their normalized forms (`pre-hashed`, the same digests as `default`), so the rows differ only by
+ * the hashing.
+ */
+export type UserDataForm = 'default' | 'raw' | 'pre-hashed';
+
+/** Raw user data of event `i`, and its C5 normalization (what a client hashes). */
+function rawUserData(i: number): Record<string, [raw: string, normalized: string]> {
+  return {
+    em: [` User${i}@Example.com `, `user${i}@example.com`],
+    external_id: [` customer-${i} `, `customer-${i}`],
+  };
+}
+
+/**
  * The body as parts around the request number: joined with a fresh number per request, every event_id of
  * every request is unique. A valid, complete event (~0.8 KB), so the server does its full work per event.
  */
-export function bodyParts(size: number): string[] {
+export function bodyParts(size: number, form: UserDataForm = 'default'): string[] {
   const now = Math.floor(Date.now() / 1000);
   const MARK = '@@REQ@@';
   const events = Array.from({ length: size }, (_, i) => ({
@@ -20,8 +36,14 @@ export function bodyParts(size: number): string[] {
     event_source_url: 'https://shop.example.com/product/123',
     partner_name: 'direct',
     user_data: {
-      em: [sha(`user${i}@example.com`)],
-      external_id: [sha(`customer-${i}`)],
+      ...(form === 'default'
+        ? { em: [sha(`user${i}@example.com`)], external_id: [sha(`customer-${i}`)] }
+        : Object.fromEntries(
+            Object.entries(rawUserData(i)).map(([k, [raw, normalized]]) => [
+              k,
+              [form === 'raw' ? raw : sha(normalized)],
+            ]),
+          )),
       click_id: 'dj0yJnU9b2JDcFFHekV4SHJNcmVrbFBkUEdqakh0akdUT1VjVVUm',
       client_ip_address: '203.0.113.7',
       client_user_agent: UA,

@@ -5,12 +5,19 @@
 // just never refuses. With BENCH_WORKERS > 1 this process is a node:cluster primary whose workers serve
 // one port, as `--workers` does, and its probe answers the workers' figures summed.
 // The built package (dist), as operators run it: `pnpm bench` builds first (turbo). Plain JavaScript, so no
-// transpiler adds its memory to the RSS figures.
+// transpiler adds its memory to the RSS figures. BENCH_SERVER_MODULE: the entry of another build instead (a
+// path or URL of its dist/index.js), e.g. of a commit exported with `git archive` while src/ is being edited.
 import cluster from 'node:cluster';
+import { pathToFileURL } from 'node:url';
+import { serveClusterProbe, serveProbe } from './probe.mjs';
+
+const entry = process.env.BENCH_SERVER_MODULE;
 // fixMmapThreshold as the bin does at start (C59): large allocations mapped on their own, so the memory
 // figures are the bin's.
-import { fixMmapThreshold, startServer } from '@org/events-mock-server';
-import { serveClusterProbe, serveProbe } from './probe.mjs';
+/** @type {typeof import('@org/events-mock-server')} */
+const { fixMmapThreshold, startServer } = await import(
+  entry ? (entry.startsWith('file:') ? entry : pathToFileURL(entry).href) : '@org/events-mock-server'
+);
 
 fixMmapThreshold();
 
@@ -74,7 +81,12 @@ if (workers > 1 && cluster.isPrimary) {
           }
         : {}),
       // BENCH_ACCOUNTS=N: N ad accounts, 549755885175 and the ids after it; token i is of account i mod N.
-      ad_accounts: Array.from({ length: accounts }, (_, a) => ({ id: accountId(a), currency: 'USD' })),
+      // BENCH_HASH_USER_DATA=1: the accounts hash raw user data on arrival (C125, hash_user_data).
+      ad_accounts: Array.from({ length: accounts }, (_, a) => ({
+        id: accountId(a),
+        currency: 'USD',
+        ...(process.env.BENCH_HASH_USER_DATA === '1' ? { hash_user_data: true } : {}),
+      })),
       tokens: Array.from({ length: Math.max(tokens, accounts) }, (_, i) => ({
         id: `bench-${i}`,
         kind: 'conversion',

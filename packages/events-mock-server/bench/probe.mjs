@@ -7,8 +7,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 /**
  * @param {string} url
  * @param {() => Promise<void>} close
+ * @param {Record<string, unknown>} [info] sent with the url when ready (a reference's database or file)
  */
-export function serveProbe(url, close) {
+export function serveProbe(url, close, info = {}) {
   const idleRSS = process.memoryUsage.rss();
   // The histogram records whole timer intervals; the delay is what exceeds the interval.
   const RESOLUTION_MS = 5;
@@ -39,7 +40,7 @@ export function serveProbe(url, close) {
       void close().finally(() => process.exit(0));
     }
   });
-  process.send?.({ url });
+  process.send?.({ ...info, url });
 }
 
 /**

@@ -89,7 +89,7 @@ const SPECIFIC: Rule[] = [
   rule('GC', undefined, /^\(garbage collector\)$/),
   rule('idle', undefined, /^\(idle\)$/),
   rule('byte checks', /json-scan\.[jt]s$/),
-  rule('dedup', /sqlite-dedup\.[jt]s$/),
+  rule('dedup', /sqlite\/dedup\.[jt]s$/),
   rule('dedup', /\/store\/(sqlite|pg)[-/]/, /^findEarlier$/),
   rule('store hand-off', /threaded-store\.[jt]s$|pipeline\/pool\.[jt]s$/),
   rule('store hand-off', undefined, /^postMessage$/),
@@ -100,7 +100,10 @@ const SPECIFIC: Rule[] = [
   ),
   // Code that ajv compiles has no script URL.
   rule('validators', /^$/, /^validate\d*$/),
-  rule('store', /better-sqlite3|\/store\/(sqlite-|event-rows|pg\/)|\/node_modules\/(\.pnpm\/)?pg[@/-]/),
+  rule(
+    'store',
+    /better-sqlite3|\/store\/(sqlite[-/]|shared\/event-rows|pg\/)|\/node_modules\/(\.pnpm\/)?pg[@/-]/,
+  ),
   rule('metrics', /prom-client|\/metrics\/metrics\.[jt]s$/),
   rule(
     'logging',
