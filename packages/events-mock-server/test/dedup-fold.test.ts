@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { dedupKey, type Earlier, type EventToStore } from '../src/store/interface/events.js';
-import { asSighting, foldBatch } from '../src/store/shared/dedup-fold.js';
+import { asSighting, foldBatch } from '../src/store/common/dedup-fold.js';
 
 const RECEIVED = 1_772_452_800_000;
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { BatchWrite } from '../src/store/interface/events.js';
 import type { Outbox, OutboxBatch } from '../src/store/interface/outbox.js';
 import type { Store } from '../src/store/interface/store.js';
-import { decodeCursor } from '../src/store/shared/event-rows.js';
+import { decodeCursor } from '../src/store/common/event-rows.js';
 import { leadBatch } from './support/outbox-batch.js';
 import { type OpenedStore, STORE_IMPLEMENTATIONS } from './support/store-implementations.js';
 

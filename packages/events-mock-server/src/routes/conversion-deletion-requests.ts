@@ -11,7 +11,7 @@ import type { ServerContext } from '../http/context.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
 import type { DeletionRequestRow, DeletionTargets } from '../store/interface/deletions.js';
-import { isDeletionRequestId } from '../store/shared/conversion-deletion.js';
+import { isDeletionRequestId } from '../store/common/conversion-deletion.js';
 
 /** Pinterest's `ConversionDeletionRequest`: a numeric id and OpenAPI `date`s (C121). */
 interface DeletionRequestOut {

@@ -4,7 +4,7 @@ import type { Outbox } from './outbox.js';
 import type { RequestLogStore } from './request-log.js';
 
 // The storage interface imports nothing of the modules that implement it (issue 36: those import this), nor
-// anything of what they share (store/shared/).
+// anything of what they share (store/common/).
 
 /** What a store is as a whole, beside the parts: its name, its health, its end, and a reset of its data. */
 export interface StoreLifecycle {

@@ -15,7 +15,7 @@ import {
   deletionRequestValues,
   eventMatches,
   processedDeletionRequest,
-} from '../shared/conversion-deletion.js';
+} from '../common/conversion-deletion.js';
 import { LOCK_ACCOUNT_ENTRIES, WRITE_DELETION } from './outbox/outbox-sql.js';
 import { PgOutbox } from './outbox/pg-outbox.js';
 

@@ -31,9 +31,9 @@ import {
   type DeletionRequestRow,
   type DeletionTargets,
   deletionRequestOfRow,
-} from '../shared/conversion-deletion.js';
-import { asSighting, foldBatch } from '../shared/dedup-fold.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from '../shared/event-rows.js';
+} from '../common/conversion-deletion.js';
+import { asSighting, foldBatch } from '../common/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -45,7 +45,7 @@ import {
   timelineRows,
   toEntry,
   WRITE_COLUMNS,
-} from '../shared/request-log-rows.js';
+} from '../common/request-log-rows.js';
 import {
   BatchGrouper,
   COMMIT_BATCHES_SQL,

@@ -6,7 +6,7 @@ import {
   dedupKey,
   type Earlier,
 } from '../interface/events.js';
-import { foldBatch } from '../shared/dedup-fold.js';
+import { foldBatch } from '../common/dedup-fold.js';
 
 /** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
 export interface DedupRow {

@@ -9,14 +9,14 @@ import type {
   OutboxState,
   OutboxStats,
 } from '../interface/outbox.js';
-import { deletionEntryRequestId } from '../shared/conversion-deletion.js';
+import { deletionEntryRequestId } from '../common/conversion-deletion.js';
 import {
   type ClaimedRow,
   type OutboxStatusRow,
   statsOf,
   toBatches,
   toEntryStatus,
-} from '../shared/outbox-rows.js';
+} from '../common/outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.

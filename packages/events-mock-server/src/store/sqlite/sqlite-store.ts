@@ -46,9 +46,9 @@ import {
   deletionRequestValues,
   eventMatches,
   processedDeletionRequest,
-} from '../shared/conversion-deletion.js';
-import { foldBatch } from '../shared/dedup-fold.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from '../shared/event-rows.js';
+} from '../common/conversion-deletion.js';
+import { foldBatch } from '../common/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
 import {
   BYTES_KEPT,
   entryValues,
@@ -61,7 +61,7 @@ import {
   toEntry,
   WRITE_COLUMN_COUNT,
   WRITE_COLUMNS,
-} from '../shared/request-log-rows.js';
+} from '../common/request-log-rows.js';
 import { DedupLookup, sightingOfRow } from './dedup.js';
 import {
   LACKS_CLIENT_REQUEST_ID_SQL,

@@ -17,7 +17,7 @@ import {
   statsOf,
   toBatches,
   toEntryStatus,
-} from '../../shared/outbox-rows.js';
+} from '../../common/outbox-rows.js';
 import {
   ADVANCE,
   CLAIM_ACCOUNTS,
