@@ -2,8 +2,8 @@
 // batches whose keys collide often, with and without earlier sightings.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { dedupKey, type Earlier, type EventToStore } from '../src/store/interface/events.js';
 import { asSighting, foldBatch } from '../src/store/common/dedup-fold.js';
+import { dedupKey, type Earlier, type EventToStore } from '../src/store/interface/events.js';
 
 const RECEIVED = 1_772_452_800_000;
 

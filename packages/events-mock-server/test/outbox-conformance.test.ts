@@ -5,10 +5,10 @@
 // account. (The basic claim/settle behaviour is in outbox.test.ts.)
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { decodeCursor } from '../src/store/common/event-rows.js';
 import type { BatchWrite } from '../src/store/interface/events.js';
 import type { Outbox, OutboxBatch } from '../src/store/interface/outbox.js';
 import type { Store } from '../src/store/interface/store.js';
-import { decodeCursor } from '../src/store/common/event-rows.js';
 import { leadBatch } from './support/outbox-batch.js';
 import { type OpenedStore, STORE_IMPLEMENTATIONS } from './support/store-implementations.js';
 

@@ -10,8 +10,8 @@ import type { CheckedConversionDeletionRequestCreate } from '../generated/reques
 import type { ServerContext } from '../http/context.js';
 import { type Checked, withBodyRules } from '../http/gate.js';
 import { withStore } from '../http/storage.js';
-import type { DeletionRequestRow, DeletionTargets } from '../store/interface/deletions.js';
 import { isDeletionRequestId } from '../store/common/conversion-deletion.js';
+import type { DeletionRequestRow, DeletionTargets } from '../store/interface/deletions.js';
 
 /** Pinterest's `ConversionDeletionRequest`: a numeric id and OpenAPI `date`s (C121). */
 interface DeletionRequestOut {

@@ -1,5 +1,27 @@
 import { type AccessTier, LIMITS } from '@org/events-types';
 import pg from 'pg';
+import {
+  DELETION_REQUEST_COLUMNS,
+  type DeletionCounts,
+  type DeletionRequestDbRow,
+  type DeletionRequestRow,
+  type DeletionTargets,
+  deletionRequestOfRow,
+} from '../common/conversion-deletion.js';
+import { asSighting, foldBatch } from '../common/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
+import {
+  BYTES_KEPT,
+  entryValues,
+  PRUNE_BY_BYTES,
+  type RequestLogRow,
+  requestLogWhere,
+  requestPage,
+  SUMMARY_COLUMNS,
+  timelineRows,
+  toEntry,
+  WRITE_COLUMNS,
+} from '../common/request-log-rows.js';
 import type { CustomEventTypeRow } from '../interface/directory.js';
 import type { DirectoryData, StoredTokenKind } from '../interface/directory-data.js';
 import {
@@ -24,28 +46,6 @@ import type {
   TimelineCount,
 } from '../interface/request-log.js';
 import { CommitOutcomeUnknownError, type Store } from '../interface/store.js';
-import {
-  DELETION_REQUEST_COLUMNS,
-  type DeletionCounts,
-  type DeletionRequestDbRow,
-  type DeletionRequestRow,
-  type DeletionTargets,
-  deletionRequestOfRow,
-} from '../common/conversion-deletion.js';
-import { asSighting, foldBatch } from '../common/dedup-fold.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
-import {
-  BYTES_KEPT,
-  entryValues,
-  PRUNE_BY_BYTES,
-  type RequestLogRow,
-  requestLogWhere,
-  requestPage,
-  SUMMARY_COLUMNS,
-  timelineRows,
-  toEntry,
-  WRITE_COLUMNS,
-} from '../common/request-log-rows.js';
 import {
   BatchGrouper,
   COMMIT_BATCHES_SQL,

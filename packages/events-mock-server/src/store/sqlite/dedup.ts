@@ -1,4 +1,5 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { foldBatch } from '../common/dedup-fold.js';
 import {
   type BatchResult,
   type DedupKey,
@@ -6,7 +7,6 @@ import {
   dedupKey,
   type Earlier,
 } from '../interface/events.js';
-import { foldBatch } from '../common/dedup-fold.js';
 
 /** The earliest sighting of a key within the window: a stored event (with its seq) or a tag event. */
 export interface DedupRow {

@@ -1,4 +1,12 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { deletionEntryRequestId } from '../common/conversion-deletion.js';
+import {
+  type ClaimedRow,
+  type OutboxStatusRow,
+  statsOf,
+  toBatches,
+  toEntryStatus,
+} from '../common/outbox-rows.js';
 import type {
   OutboxBatch,
   OutboxClaim,
@@ -9,14 +17,6 @@ import type {
   OutboxState,
   OutboxStats,
 } from '../interface/outbox.js';
-import { deletionEntryRequestId } from '../common/conversion-deletion.js';
-import {
-  type ClaimedRow,
-  type OutboxStatusRow,
-  statsOf,
-  toBatches,
-  toEntryStatus,
-} from '../common/outbox-rows.js';
 
 /**
  * The outbox of C100 in the SQLite file: synchronous, used by SqliteStore inside its own transactions.

@@ -1,6 +1,35 @@
 import { type AccessTier, LIMITS } from '@org/events-types';
 import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import Database from 'better-sqlite3';
+import {
+  bodyMatches,
+  DELETION_REQUEST_COLUMNS,
+  type DeletionCounts,
+  type DeletionRequestDbRow,
+  type DeletionRequestRow,
+  type DeletionTargets,
+  deletionBody,
+  deletionRequestIdBase,
+  deletionRequestOfRow,
+  deletionRequestValues,
+  eventMatches,
+  processedDeletionRequest,
+} from '../common/conversion-deletion.js';
+import { foldBatch } from '../common/dedup-fold.js';
+import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
+import {
+  BYTES_KEPT,
+  entryValues,
+  PRUNE_BY_BYTES,
+  type RequestLogRow,
+  requestLogWhere,
+  requestPage,
+  SUMMARY_COLUMNS,
+  timelineRows,
+  toEntry,
+  WRITE_COLUMN_COUNT,
+  WRITE_COLUMNS,
+} from '../common/request-log-rows.js';
 import type { CustomEventTypeRow } from '../interface/directory.js';
 import type { DirectoryData, StoredTokenKind } from '../interface/directory-data.js';
 import {
@@ -33,35 +62,6 @@ import type {
   TimelineCount,
 } from '../interface/request-log.js';
 import type { Store } from '../interface/store.js';
-import {
-  bodyMatches,
-  DELETION_REQUEST_COLUMNS,
-  type DeletionCounts,
-  type DeletionRequestDbRow,
-  type DeletionRequestRow,
-  type DeletionTargets,
-  deletionBody,
-  deletionRequestIdBase,
-  deletionRequestOfRow,
-  deletionRequestValues,
-  eventMatches,
-  processedDeletionRequest,
-} from '../common/conversion-deletion.js';
-import { foldBatch } from '../common/dedup-fold.js';
-import { decodeCursor, type EventRow, eventPage, toReport } from '../common/event-rows.js';
-import {
-  BYTES_KEPT,
-  entryValues,
-  PRUNE_BY_BYTES,
-  type RequestLogRow,
-  requestLogWhere,
-  requestPage,
-  SUMMARY_COLUMNS,
-  timelineRows,
-  toEntry,
-  WRITE_COLUMN_COUNT,
-  WRITE_COLUMNS,
-} from '../common/request-log-rows.js';
 import { DedupLookup, sightingOfRow } from './dedup.js';
 import {
   LACKS_CLIENT_REQUEST_ID_SQL,

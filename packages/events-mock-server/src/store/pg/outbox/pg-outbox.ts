@@ -1,4 +1,11 @@
 import type pg from 'pg';
+import {
+  type OutboxStatusRow,
+  type ClaimedRow as Row,
+  statsOf,
+  toBatches,
+  toEntryStatus,
+} from '../../common/outbox-rows.js';
 import type {
   Outbox,
   OutboxBatch,
@@ -11,13 +18,6 @@ import type {
   OutboxStats,
   UpstreamResult,
 } from '../../interface/outbox.js';
-import {
-  type OutboxStatusRow,
-  type ClaimedRow as Row,
-  statsOf,
-  toBatches,
-  toEntryStatus,
-} from '../../common/outbox-rows.js';
 import {
   ADVANCE,
   CLAIM_ACCOUNTS,
