@@ -80,7 +80,6 @@ export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex'
 const UA =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
-/** A valid event at `eventTime` (Unix seconds). */
 /** A valid event at `eventTime` (Unix seconds), with every recommended field, so it draws no warning. */
 export function event(eventTime: number, over: Record<string, unknown> = {}): Record<string, unknown> {
   const id = `order-${Math.random().toString(36).slice(2)}`;
