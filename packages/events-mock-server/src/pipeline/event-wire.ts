@@ -11,5 +11,12 @@ export function toWire(p: Prepared): WirePrepared {
 }
 
 export function fromWire(w: WirePrepared): Prepared {
-  return w.kind === 'ok' ? { ...w, events: unpackEvents(w.events) } : w;
+  if (w.kind !== 'ok') return w;
+  // A Buffer crosses as a plain Uint8Array: a Buffer again over the same bytes, no copy.
+  const { body } = w;
+  return {
+    ...w,
+    events: unpackEvents(w.events),
+    ...(body ? { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) } : {}),
+  };
 }

@@ -98,6 +98,12 @@ export type Prepared =
        * empty unless the account hashes), as paths from the event (`user_data.em`).
        */
       hashed: [number, string[]][];
+      /**
+       * C125: the body with digests in place of the raw values hashed on arrival, when it could be made
+       * (see digestedBody): from here it is the request's body, stored, logged and kept instead of the bytes
+       * received, and every span above (events, kept body) is of it. Absent when nothing was hashed.
+       */
+      body?: Buffer;
     };
 
 /**
@@ -168,6 +174,15 @@ export function prepareBatch(raw: Buffer, ctx: PrepareContext, withJson: boolean
       if (h.unusable.length)
         notNormalizable(result.response.events[i] as EventResult, result.problems[i] as EventProblems, h);
     }
+  // C125: the digests spliced into one copy of the body, so each event is stored as its span of it and the
+  // kept body is that copy, as for a batch sent hashed; where that cannot be made, each changed event's JSON
+  // is made on its own below.
+  const digested =
+    arrival && elements !== null && elements.length === data.length && text.length === raw.length
+      ? digestedBody(raw, text, elements, data, arrival)
+      : null;
+  const source = digested?.bytes ?? raw;
+  if (digested) elements = digested.elements;
   const exact = withJson && elements !== null && elements.length === data.length;
   const events: PreparedEvent[] = [];
   const failures: { eventName: string; codes: string[] }[] = [];
@@ -183,12 +198,12 @@ export function prepareBatch(raw: Buffer, ctx: PrepareContext, withJson: boolean
     // C125: an event changed on arrival is kept as changed (digests, never the raw values), cleaned as any.
     // Its JSON as changed is made once: the kept body's span and, when the rules changed nothing more, the
     // stored event.
-    const h = arrival?.get(i);
+    const h = digested ? undefined : arrival?.get(i);
     const changed = h !== undefined;
     const text = h ? changedJson(raw, elements, data.length, i, data[i], h.replaced) : undefined;
     if (text !== undefined) kept = keepChanged(kept, elements, data.length, i, text, p);
     if (p.errors.length || p.warnings.length) {
-      if (!changed) kept = keepEvent(kept, raw, elements, data.length, i, p);
+      if (!changed) kept = keepEvent(kept, source, elements, data.length, i, p);
       notable.push([i, result.response.events[i] as EventResult]);
     }
     const name = (data[i] as { event_name?: unknown } | null)?.event_name;
@@ -233,6 +248,7 @@ export function prepareBatch(raw: Buffer, ctx: PrepareContext, withJson: boolean
     fields,
     names: [...new Set(Array.from(names, countedName))],
     hashed,
+    ...(digested ? { body: digested.bytes } : {}),
   };
 }
 
@@ -293,17 +309,119 @@ function changedJson(
   replaced: readonly [string, string][],
 ): string {
   const el = elements !== null && elements.length === count ? elements[i] : undefined;
-  if (el === undefined || !el.exactNumbers || el.duplicate !== null || replaced.length === 0)
-    return JSON.stringify(event);
-  let text = raw.toString('utf8', el.start, el.end);
-  if (text.includes('\\')) return JSON.stringify(event);
+  if (el === undefined || !el.exactNumbers || el.duplicate !== null) return JSON.stringify(event);
+  return spliceDigests(raw.toString('utf8', el.start, el.end), replaced) ?? JSON.stringify(event);
+}
+
+/**
+ * The JSON text of an event with each raw value of `replaced` replaced by its digest where the text holds only
+ * plain strings (no backslash) and the value occurs exactly once as a whole string (see changedJson); null
+ * where it cannot be proven in place.
+ */
+function spliceDigests(text: string, replaced: readonly [string, string][]): string | null {
+  if (replaced.length === 0 || text.includes('\\')) return null;
+  let out = text;
   for (const [value, digest] of replaced) {
     const token = `"${value}"`;
-    const at = text.indexOf(token);
-    if (at < 0 || text.includes(token, at + 1)) return JSON.stringify(event);
-    text = `${text.slice(0, at)}"${digest}"${text.slice(at + token.length)}`;
+    const at = out.indexOf(token);
+    if (at < 0 || out.includes(token, at + 1)) return null;
+    out = `${out.slice(0, at)}"${digest}"${out.slice(at + token.length)}`;
   }
-  return text;
+  return out;
+}
+
+/**
+ * C125: where each raw value of `replaced` lies in event `el` of an ASCII body, as [start, end, digest as a
+ * JSON string], in order: each value occurring exactly once as a whole string in an event of plain strings
+ * and exact numbers (see changedJson); null where that cannot be proven.
+ */
+function digestMarks(
+  text: string,
+  el: DataElement,
+  replaced: readonly [string, string][],
+): [number, number, string][] | null {
+  if (!el.exactNumbers || el.duplicate !== null) return null;
+  const span = text.slice(el.start, el.end);
+  if (span.includes('\\')) return null;
+  const marks: [number, number, string][] = [];
+  for (const [value, digest] of replaced) {
+    const token = `"${value}"`;
+    const at = span.indexOf(token);
+    if (at < 0 || span.includes(token, at + 1)) return null;
+    marks.push([el.start + at, el.start + at + token.length, `"${digest}"`]);
+  }
+  return marks.length > 1 ? marks.sort((a, b) => a[0] - b[0]) : marks;
+}
+
+/**
+ * C125: one copy of the body with each raw value replaced by its digest in place (an event where that cannot
+ * be proven replaced whole by its JSON as changed), and where each element now lies: after it the store and
+ * the request log read spans, as for a batch sent hashed. Made of byte copies and writes into one buffer, a
+ * twentieth of what joining the text and encoding it again costs for 1000 events (bench/README.md). Only for
+ * an ASCII body, where an offset in its text is an offset in its bytes (raw values from one sender are
+ * mostly ASCII; another body is handled event by event). Null when no value was replaced.
+ */
+function digestedBody(
+  raw: Buffer,
+  text: string,
+  elements: readonly DataElement[],
+  data: readonly unknown[],
+  arrival: ReadonlyMap<number, HashedOnArrival>,
+): { bytes: Buffer; elements: DataElement[] } | null {
+  // The edits, in order of position: replace [from, to) by `put`, `grow` bytes longer.
+  const from: number[] = [];
+  const to: number[] = [];
+  const put: string[] = [];
+  const grow: number[] = [];
+  const whole = new Set<number>();
+  let size = raw.length;
+  for (const [i, h] of arrival) {
+    if (h.replaced.length === 0) continue;
+    const el = elements[i] as DataElement;
+    const marks = digestMarks(text, el, h.replaced);
+    if (marks === null) {
+      const json = JSON.stringify(data[i]);
+      const g = Buffer.byteLength(json) - (el.end - el.start);
+      from.push(el.start);
+      to.push(el.end);
+      put.push(json);
+      grow.push(g);
+      size += g;
+      whole.add(i);
+      continue;
+    }
+    for (const [start, end, digest] of marks) {
+      from.push(start);
+      to.push(end);
+      put.push(digest);
+      grow.push(digest.length - (end - start));
+      size += digest.length - (end - start);
+    }
+  }
+  if (from.length === 0) return null;
+  // The map's order is the events' order (hashOnArrival walks them in turn), and an event's marks are sorted.
+  const bytes = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  let copied = 0;
+  for (let k = 0; k < from.length; k++) {
+    at += raw.copy(bytes, at, copied, from[k]);
+    at += bytes.write(put[k] as string, at, 'utf8');
+    copied = to[k] as number;
+  }
+  raw.copy(bytes, at, copied);
+  const moved: DataElement[] = new Array(elements.length);
+  let k = 0;
+  let shift = 0;
+  for (let i = 0; i < elements.length; i++) {
+    const el = elements[i] as DataElement;
+    const start = el.start + shift;
+    while (k < from.length && (from[k] as number) < el.end) shift += grow[k++] as number;
+    if (start === el.start && shift === 0) moved[i] = el;
+    // Serialized again, the event holds no repeated name and only numbers as JavaScript reads them.
+    else if (whole.has(i)) moved[i] = { start, end: el.end + shift, duplicate: null, exactNumbers: true };
+    else moved[i] = { ...el, start, end: el.end + shift };
+  }
+  return { bytes, elements: moved };
 }
 
 /**

@@ -84,6 +84,10 @@ export function createEventsHandler(ctx: ServerContext) {
     // C70: what the request log may keep of this body, cleaned where it was read (a batch that was
     // refused as a whole is cleaned when its entry is made, only if it is kept).
     input.kept = prepared.kind === 'ok' ? prepared.kept : null;
+    // C125: raw user data hashed on arrival: from here the request's body is the one with the digests in
+    // place, the body the store reads and the request log keeps; the bytes received are dropped.
+    const body = prepared.kind === 'ok' && prepared.body ? prepared.body : raw;
+    if (body !== raw) req.body = body;
     if (prepared.kind === 'json_error')
       throw requestError('json_malformed', 'body', { reason: prepared.reason }); // 400
     if (prepared.kind === 'bytes_error') throw bytesError(prepared.problem); // 400 (C35-C37)
@@ -114,7 +118,7 @@ export function createEventsHandler(ctx: ServerContext) {
       receivedAt: now,
       dedupSince: now - DEDUP_WINDOW_MS,
       events: toStore,
-      source: raw,
+      source: body,
       failures: prepared.failures,
     };
     // C6: the store owns the duplicate verdict, earlier requests and this batch alike (C102); C7: a test
