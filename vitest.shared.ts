@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 // Workspace packages export `@org/source` -> src/*.ts so tests and typecheck run without a build;
@@ -22,8 +23,20 @@ const shared = defineConfig({
 });
 export default shared;
 
-/** The shared config with `slow` (test file paths, each with why) left out of a quick run. */
+/**
+ * The shared config with `slow` (test file paths, each with why) left out of a quick run. A quick run uses a
+ * worker per core: vitest's default leaves one core free (a single worker on 2 cores), which the full run keeps
+ * for its timing tests; the files left in a quick run have none.
+ */
 export function withQuickRun(slow: Record<string, string>): ViteUserConfig {
   if (!QUICK_RUN) return shared;
-  return { ...shared, test: { ...shared.test, exclude: ['**/node_modules/**', ...Object.keys(slow)] } };
+  return {
+    ...shared,
+    test: {
+      ...shared.test,
+      exclude: ['**/node_modules/**', ...Object.keys(slow)],
+      maxWorkers: Math.max(2, availableParallelism()),
+      isolate: false,
+    },
+  };
 }

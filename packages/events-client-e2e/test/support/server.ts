@@ -1,11 +1,21 @@
 import { type ClientOptions, createClient, type EventsClient } from '@org/events-client';
 import { type RunningServer, type StartServerOptions, startServer } from '@org/events-mock-server';
 
-/** A real server on a free port: the demo config (one ad account, conversion and OAuth tokens), in memory. */
+/**
+ * A real server on a free port: the demo config (one ad account, conversion and OAuth tokens), in memory. No
+ * shutdown grace (C43): the tests' kept-alive sockets are idle when they close it, and the grace would hold
+ * each close() for its 5 seconds.
+ */
 export async function demoServer(
   options: StartServerOptions = {},
 ): Promise<RunningServer & { creds: NonNullable<RunningServer['demo']> }> {
-  const server = await startServer({ port: 0, db: ':memory:', docs: false, ...options });
+  const server = await startServer({
+    port: 0,
+    db: ':memory:',
+    docs: false,
+    ...options,
+    transport: { shutdownGraceSeconds: 0, ...options.transport },
+  });
   if (!server.demo) throw new Error('demo credentials expected');
   return Object.assign(server, { creds: server.demo });
 }

@@ -11,6 +11,7 @@ import { PgStore } from '../../src/store/pg/pg-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ThreadedSqliteStore } from '../../src/store/threaded-store.js';
 import { createTestDatabase, postgresReachable } from './postgres.js';
+import { QUICK_RUN } from './services.js';
 
 export interface OpenedStore {
   store: Store;
@@ -64,7 +65,8 @@ export const STORE_IMPLEMENTATIONS: readonly StoreImplementation[] = [
   { name: 'SQLite file', run: true, open: sqliteStore('file') },
   {
     name: 'SQLite file on its thread',
-    run: true,
+    // A thread started per test (about half a second each): `pnpm test:quick` leaves it to the full run.
+    run: !QUICK_RUN,
     async open() {
       const dir = tempDir();
       const path = join(dir, 'events.db');
