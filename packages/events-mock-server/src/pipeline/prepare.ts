@@ -339,10 +339,11 @@ function digestMarks(
   text: string,
   el: DataElement,
   replaced: readonly [string, string][],
+  escapes: boolean,
 ): [number, number, string][] | null {
   if (!el.exactNumbers || el.duplicate !== null) return null;
   const span = text.slice(el.start, el.end);
-  if (span.includes('\\')) return null;
+  if (escapes && span.includes('\\')) return null;
   const marks: [number, number, string][] = [];
   for (const [value, digest] of replaced) {
     const token = `"${value}"`;
@@ -374,11 +375,13 @@ function digestedBody(
   const put: string[] = [];
   const grow: number[] = [];
   const whole = new Set<number>();
+  // One look for a backslash in the whole body: most hold none, and then no event needs its own.
+  const escapes = text.includes('\\');
   let size = raw.length;
   for (const [i, h] of arrival) {
     if (h.replaced.length === 0) continue;
     const el = elements[i] as DataElement;
-    const marks = digestMarks(text, el, h.replaced);
+    const marks = digestMarks(text, el, h.replaced, escapes);
     if (marks === null) {
       const json = JSON.stringify(data[i]);
       const g = Buffer.byteLength(json) - (el.end - el.start);
@@ -404,11 +407,13 @@ function digestedBody(
   let at = 0;
   let copied = 0;
   for (let k = 0; k < from.length; k++) {
-    at += raw.copy(bytes, at, copied, from[k]);
+    const f = from[k] as number;
+    bytes.set(raw.subarray(copied, f), at);
+    at += f - copied;
     at += bytes.write(put[k] as string, at, 'utf8');
     copied = to[k] as number;
   }
-  raw.copy(bytes, at, copied);
+  bytes.set(raw.subarray(copied), at);
   const moved: DataElement[] = new Array(elements.length);
   let k = 0;
   let shift = 0;
