@@ -3,8 +3,9 @@
 // SIGKILL three times while batches stream in. Before that, a user's events are accepted and deleted while
 // the upstream is down, and another account with no sink sends too. At the end every acknowledged event of
 // the routed account has reached the upstream at least once, under its account and token; no event of the
-// other account and no deleted event ever did; the deletion request itself did (C127); the repeats are
-// counted. On SQLite, and on PostgreSQL.
+// other account ever did, and no deleted event after the deletion request (C127: a batch a delivery already
+// held may go once before it); the deletion request itself did; the repeats are counted. On SQLite, and on
+// PostgreSQL.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -244,11 +245,18 @@ describe.each(stores)('delivery under chaos: $name', ({ open }) => {
       ).json()) as { items: { status: string }[] };
       expect(request.items.map((r) => r.status)).toEqual(['SUBMITTED']);
       expect(upstream.seen.flatMap((r) => r.ids).filter((id) => id.startsWith('b-'))).toEqual([]);
+      // A batch of zed's that a delivery already held when zed was deleted (sent, or claimed ahead, C128) may
+      // still reach the upstream, before the deletion request, which the upstream then applies to it (C127);
+      // none goes once the request went, and none is taken after the deletion's answer but from such a hold.
+      const passedOn = upstream.seen.findIndex((r) => r.path.endsWith('/conversion_deletion_requests'));
+      expect(passedOn).toBeGreaterThanOrEqual(0);
       expect(
-        upstream.seen
-          .filter((r) => r.at > deletedAt)
-          .flatMap((r) => r.ids.filter((id) => id.startsWith('zed-'))),
+        upstream.seen.slice(passedOn).flatMap((r) => r.ids.filter((id) => id.startsWith('zed-'))),
       ).toEqual([]);
+      const heldOnce = upstream.seen.filter(
+        (r) => r.at > deletedAt && r.ids.some((id) => id.startsWith('zed-')),
+      );
+      expect(heldOnce.length, 'zed batches sent after the deletion was answered').toBeLessThanOrEqual(1);
       // Repeats (at least once): bounded by what a killed or timed-out delivery can send twice.
       const repeats = [...times.values()].reduce((n, t) => n + t - 1, 0);
       expect(repeats).toBeLessThan(s.acked.size);
