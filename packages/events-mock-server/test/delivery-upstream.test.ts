@@ -141,7 +141,10 @@ test('two instances on one SQLite file share the outbox: no entry is delivered b
     }
     const outbox = one.server.store as unknown as import('../src/store/interface/outbox.js').Outbox;
     await until(async () => (await outbox.outboxStats()).length === 0);
-    const delivered = instances.map((h) => h.server.delivery?.counters()[0]?.delivered ?? 0);
+    // A deliverer counts a settlement once the store answered it: a message after the commit the stats read.
+    const counted = () => instances.map((h) => h.server.delivery?.counters()[0]?.delivered ?? 0);
+    await until(async () => (counted()[0] ?? 0) + (counted()[1] ?? 0) >= N);
+    const delivered = counted();
     // Each entry was delivered by exactly one of them, and the upstream saw no repeat.
     expect(delivered[0]! + delivered[1]!).toBe(N);
     const report = await upstream.store.report(A);
