@@ -36,10 +36,22 @@ export function eventPage(
   rows: readonly EventRow[],
   limit: number,
 ): { items: StoredEventRow[]; nextCursor: string | null } {
+  return seqPage(rows, limit, toStoredEvent);
+}
+
+/**
+ * A page of rows read newest first by `seq`, one more than `limit` asked for: the first `limit` as items, and
+ * a cursor after the last when the extra row says there is more.
+ */
+export function seqPage<R extends { seq: number }, T>(
+  rows: readonly R[],
+  limit: number,
+  item: (row: R) => T,
+): { items: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map(toStoredEvent),
+    items: page.map(item),
     nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
   };
 }

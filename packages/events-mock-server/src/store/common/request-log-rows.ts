@@ -8,7 +8,7 @@ import type {
   RequestLogSummary,
   RequestLogWrite,
 } from '../interface/request-log.js';
-import { decodeCursor, encodeCursor } from './event-rows.js';
+import { decodeCursor, seqPage } from './event-rows.js';
 
 /** A request_log row as both SQL stores keep it (C60); `test` and `body_truncated` are 0/1 or booleans. */
 export interface RequestLogRow {
@@ -215,12 +215,7 @@ export function requestPage(
   rows: readonly RequestLogRow[],
   limit: number,
 ): { items: RequestLogSummary[]; nextCursor: string | null } {
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toSummary),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
-  };
+  return seqPage(rows, limit, toSummary);
 }
 
 /**
