@@ -4,7 +4,7 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { COMMIT_BATCHES_TO_SQL, groupParams } from '../src/store/pg/batch-group.js';
+import { COMMIT_BATCHES_TO, groupParams } from '../src/store/pg/batch-group.js';
 import type { PgStore } from '../src/store/pg/pg-store.js';
 import { leadBatch } from './support/outbox-batch.js';
 import { openTestPgStore } from './support/pg-store.js';
@@ -120,7 +120,7 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, calls committi
       await store.commitBatch(batch('r0', ['x']));
       await drain(now + 1);
       await raw.query('BEGIN');
-      await raw.query(COMMIT_BATCHES_TO_SQL, [...groupParams([batch('r1', ['a1', 'a2'])]), ['up']]);
+      await raw.query(COMMIT_BATCHES_TO.text, [...groupParams([batch('r1', ['a1', 'a2'])]), ['up']]);
       const second = store.commitBatch(batch('r2', ['b1', 'b2']));
       await new Promise((r) => setTimeout(r, 300));
       await drain(now + 2);

@@ -63,4 +63,49 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL partitions (C81)', () 
       await db.drop();
     }
   });
+
+  // C131: a custom plan per call re-planned the probe of the earlier days' sightings over their partitions on
+  // every call; the batch functions run with generic plans, which prune the partitions when they run.
+  test('the batch functions plan their statements once per connection (C131)', async () => {
+    const db = await createTestDatabase();
+    const store = await PgStore.open({ url: db.url });
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const config = await c.query<{ name: string; config: string[] | null }>(
+        `SELECT proname AS name, proconfig AS config FROM pg_proc
+         WHERE proname IN ('events_commit_batches', 'events_commit_batches_to') ORDER BY proname`,
+      );
+      expect(config.rows).toEqual([
+        { name: 'events_commit_batches', config: ['plan_cache_mode=force_generic_plan'] },
+        { name: 'events_commit_batches_to', config: ['plan_cache_mode=force_generic_plan'] },
+      ]);
+      // A sighting two days back still makes a duplicate under the generic plan (its day pruned at run time).
+      const today = (await c.query<{ d: number }>('SELECT events_today() AS d')).rows[0]?.d as number;
+      await c.query(
+        `CREATE TABLE dedup_sightings_${today - 2} PARTITION OF dedup_sightings FOR VALUES FROM (${today - 2}) TO (${today - 1})`,
+      );
+      const now = Date.now();
+      await c.query(
+        `INSERT INTO dedup_sightings VALUES ('549755885175', events_key('549755885175', 'lead', 'old'), $1, $2, 7, NULL)`,
+        [today - 2, now - 40 * 3600 * 1000],
+      );
+      const batch = (id: string, eventId: string) => ({
+        adAccountId: '549755885175',
+        requestId: id,
+        receivedAt: now,
+        dedupSince: now - 48 * 3600 * 1000,
+        events: [{ index: 0, eventName: 'lead', eventId, eventTime: 1, usage: [], json: '{"a":1}' }],
+        failures: [],
+      });
+      // More calls than plpgsql's five custom plans, so the cached plan is the one that answers.
+      for (let i = 0; i < 7; i++)
+        expect((await store.commitBatch(batch(`r${i}`, `new-${i}`))).duplicates.size).toBe(0);
+      expect([...(await store.commitBatch(batch('r-old', 'old'))).duplicates.keys()]).toEqual([0]);
+    } finally {
+      await c.end();
+      await store.close();
+      await db.drop();
+    }
+  });
 });

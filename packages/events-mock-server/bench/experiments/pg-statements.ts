@@ -95,11 +95,12 @@ try {
     toplevel: boolean;
     calls: string;
     ms: number;
+    plan: number;
     rows: string;
     wal: string;
     query: string;
   }>(
-    `SELECT toplevel, calls, total_exec_time AS ms, rows, wal_bytes AS wal, query
+    `SELECT toplevel, calls, total_exec_time AS ms, total_plan_time AS plan, rows, wal_bytes AS wal, query
      FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
      WHERE d.datname = $1 ORDER BY total_exec_time DESC LIMIT 25`,
     [name],
@@ -107,13 +108,13 @@ try {
   const events = requests * SIZE;
   process.stdout.write(
     `${SIZE} events/request, ${DURATION} s: ${requests} requests (${Math.round(events / DURATION)} events/s), server CPU ${(s.cpuMicros / events).toFixed(1)} µs/event\n\n` +
-      '| top | calls/request | ms/request | rows/call | WAL B/call | statement |\n|---|---:|---:|---:|---:|---|\n',
+      '| top | calls/request | ms/request | planning ms/request | rows/call | WAL B/call | statement |\n|---|---:|---:|---:|---:|---:|---|\n',
   );
   for (const t of top.rows) {
     const calls = Number(t.calls);
     const text = t.query.replace(/\s+/g, ' ').slice(0, 140).replaceAll('|', '\\|');
     process.stdout.write(
-      `| ${t.toplevel ? 'yes' : 'nested'} | ${(calls / requests).toFixed(2)} | ${(t.ms / requests).toFixed(2)} | ${(Number(t.rows) / calls).toFixed(0)} | ${(Number(t.wal) / calls).toFixed(0)} | ${text} |\n`,
+      `| ${t.toplevel ? 'yes' : 'nested'} | ${(calls / requests).toFixed(2)} | ${(t.ms / requests).toFixed(3)} | ${(t.plan / requests).toFixed(3)} | ${(Number(t.rows) / calls).toFixed(0)} | ${(Number(t.wal) / calls).toFixed(0)} | ${text} |\n`,
     );
   }
   if (profileDir)

@@ -9,13 +9,20 @@ export interface DupRow {
   dup_event_time: number;
 }
 
-/** The SQL of one call over a group of batches of one account (C83). */
-export const COMMIT_BATCHES_SQL =
-  'SELECT * FROM events_commit_batches($1, $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])';
+/**
+ * One call over a group of batches of one account (C83), as a named statement: each connection parses and
+ * plans it once (C131).
+ */
+export const COMMIT_BATCHES = {
+  name: 'events_commit_batches',
+  text: 'SELECT * FROM events_commit_batches($1, $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])',
+} as const;
 
 /** The same call when sinks cover the account: their outbox entries written in its transaction (C100). */
-export const COMMIT_BATCHES_TO_SQL =
-  'SELECT * FROM events_commit_batches_to($13::text[], $1, $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])';
+export const COMMIT_BATCHES_TO = {
+  name: 'events_commit_batches_to',
+  text: 'SELECT * FROM events_commit_batches_to($13::text[], $1, $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text, $11::text[], $12::text[])',
+} as const;
 
 /** The parameters of one call over batches of one account, events in order, batch after batch. */
 export function groupParams(group: readonly BatchWrite[]): unknown[] {

@@ -48,8 +48,8 @@ import type {
 import { CommitOutcomeUnknownError, type Store } from '../interface/store.js';
 import {
   BatchGrouper,
-  COMMIT_BATCHES_SQL,
-  COMMIT_BATCHES_TO_SQL,
+  COMMIT_BATCHES,
+  COMMIT_BATCHES_TO,
   type DupRow,
   groupParams,
   splitResults,
@@ -462,7 +462,7 @@ export class PgStore implements Store {
     const params = groupParams(group);
     // C100: with sinks for the account, the same call writes their outbox entries in its transaction.
     const sinks = this.#outbox.sinksFor(group[0]?.adAccountId ?? '');
-    const sql = sinks.length ? COMMIT_BATCHES_TO_SQL : COMMIT_BATCHES_SQL;
+    const call = sinks.length ? COMMIT_BATCHES_TO : COMMIT_BATCHES;
     if (sinks.length) params.push(sinks);
     let rows: DupRow[];
     for (let attempt = 1; ; attempt++) {
@@ -474,7 +474,7 @@ export class PgStore implements Store {
       c.on('error', ignore);
       try {
         // One statement: its implicit transaction commits when it ends, before the answer is sent.
-        rows = (await c.query<DupRow>(sql, params)).rows;
+        rows = (await c.query<DupRow>({ ...call, values: params })).rows;
         c.off('error', ignore);
         c.release();
         break;
