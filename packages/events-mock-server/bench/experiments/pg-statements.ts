@@ -1,15 +1,17 @@
 // Where the PostgreSQL store's time goes per request (issue 37): the service (bench/mock-server.mjs, a
 // database of its own) under the bench's load at one size, with pg_stat_statements read over the measured
 // run: every statement, nested ones inside functions included (pg_stat_statements.track = all), with its
-// calls and time per request, rows and WAL bytes per call. `--reference` runs the PostgreSQL reference
-// (reference-store/pg-reference.mjs) instead, for its one statement. `--profile` also writes V8 CPU profiles
+// calls, time and planning time (with track_planning on) per request, rows and WAL bytes per call.
+// `--reference` runs the PostgreSQL reference (reference-store/pg-reference.mjs) instead, for its one statement. `--profile` also writes V8 CPU profiles
 // of the server into bench-profiles/pg-statements-<size>/ and prints their split by stage (profile-split.ts).
 //
 // Needs a server with pg_stat_statements loaded (shared_preload_libraries); the bench machine's own is not,
 // so start one of your own beside it, e.g.:
 //   su postgres -c "initdb -D /tmp/pgprof/data -A trust -U postgres"
 //   su postgres -c "pg_ctl -D /tmp/pgprof/data -l /tmp/pgprof/log start -o '-p 5499
-//     -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all'"
+//     -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all
+//     -c pg_stat_statements.track_planning=on'"
+//   psql -h 127.0.0.1 -p 5499 -U postgres -c 'CREATE EXTENSION pg_stat_statements'
 // and run, in packages/events-mock-server:
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5499/postgres node --import tsx bench/experiments/pg-statements.ts
 // Env: BENCH_SIZE (events per request, default 1000), BENCH_DURATION (s, default 10), BENCH_REQUEST_LOG=off,
