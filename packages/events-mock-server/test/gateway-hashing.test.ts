@@ -384,6 +384,35 @@ function keptText(source: Buffer, kept: KeptBody): string {
   return out + source.toString('utf8', at);
 }
 
+describe('the digest in place of the raw value', () => {
+  // The value is looked for as a substring first: the same text inside another field, or a whole string of a
+  // field that is not hashed (before the hashed field or after it), must stay where it is, and only the hashed
+  // field's string change.
+  it('changes only the hashed field where the same text is elsewhere in the event', () => {
+    const now = Math.floor(T0 / 1000);
+    const value = 'x@y.co';
+    const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['inside another string', {}, { content_name: `about ${value} here` }],
+      ['a whole string of a field not hashed, after it', {}, { content_name: value }],
+      ['a whole string of a field not hashed, before it', { event_id: value }, {}],
+      ['a longer value that starts with it', {}, { content_name: `${value}m` }],
+    ];
+    for (const [label, top, custom] of cases) {
+      const e = event(now, { event_id: 'place-1', ...top, user_data: { em: [value] } });
+      Object.assign(e.custom_data as Record<string, unknown>, custom);
+      const body = { data: [event(now, { event_id: 'place-0' }), e] };
+      const prepared = prepareBatch(Buffer.from(JSON.stringify(body)), { now, hashUserData: true }, true);
+      if (prepared.kind !== 'ok') throw new Error(`prepared ${prepared.kind}`);
+      const source = prepared.body ?? Buffer.alloc(0);
+      const stored = prepared.events.map((p) =>
+        JSON.parse(typeof p.json === 'string' ? p.json : source.toString('utf8', p.json.start, p.json.end)),
+      );
+      expect(stored[0], label).toEqual(body.data[0]);
+      expect(stored[1], label).toEqual({ ...e, user_data: { em: [hex(value)] } });
+    }
+  });
+});
+
 describe('property', () => {
   const FIELDS = ['em', 'ph', 'fn', 'ln', 'ct', 'st', 'zp', 'country', 'db', 'ge', 'external_id'] as const;
   const rawValue = fc

@@ -322,13 +322,34 @@ function spliceDigests(text: string, replaced: readonly [string, string][]): str
   if (replaced.length === 0 || text.includes('\\')) return null;
   let out = text;
   for (const [value, digest] of replaced) {
-    const token = `"${value}"`;
-    const at = out.indexOf(token);
-    if (at < 0 || out.includes(token, at + 1)) return null;
-    out = `${out.slice(0, at)}"${digest}"${out.slice(at + token.length)}`;
+    const at = onlyPlace(out, value);
+    if (at < 0) return null;
+    out = `${out.slice(0, at)}"${digest}"${out.slice(at + value.length + 2)}`;
   }
   return out;
 }
+
+/**
+ * Where the string `value` lies, quotes included, in `text`, JSON without escapes that holds it as a whole
+ * string: -1 unless that string token occurs exactly once. The value is first looked for without its quotes
+ * (a search for a pattern that starts with a quote stops at every quote of the JSON, four times slower for
+ * 1000 events): once in the text as a substring, its one token is there.
+ */
+function onlyPlace(text: string, value: string): number {
+  const at = text.indexOf(value);
+  if (
+    at > 0 &&
+    !text.includes(value, at + 1) &&
+    text.charCodeAt(at - 1) === QUOTE &&
+    text.charCodeAt(at + value.length) === QUOTE
+  )
+    return at - 1;
+  const token = `"${value}"`;
+  const quoted = text.indexOf(token);
+  return quoted < 0 || text.includes(token, quoted + 1) ? -1 : quoted;
+}
+
+const QUOTE = 0x22;
 
 /**
  * C125: where each raw value of `replaced` lies in event `el` of an ASCII body, as [start, end, digest as a
@@ -346,10 +367,9 @@ function digestMarks(
   if (escapes && span.includes('\\')) return null;
   const marks: [number, number, string][] = [];
   for (const [value, digest] of replaced) {
-    const token = `"${value}"`;
-    const at = span.indexOf(token);
-    if (at < 0 || span.includes(token, at + 1)) return null;
-    marks.push([el.start + at, el.start + at + token.length, `"${digest}"`]);
+    const at = onlyPlace(span, value);
+    if (at < 0) return null;
+    marks.push([el.start + at, el.start + at + value.length + 2, `"${digest}"`]);
   }
   return marks.length > 1 ? marks.sort((a, b) => a[0] - b[0]) : marks;
 }
