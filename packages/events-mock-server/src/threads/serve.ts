@@ -6,6 +6,17 @@ import { relayError } from './thread-error.js';
 /** Runs a call: the method it names with its arguments; what it returns (or resolves to) is the answer. */
 export type Handler = (method: string, args: unknown[]) => unknown;
 
+/**
+ * An answer whose buffers move to the caller instead of being copied (a message copies every byte it holds
+ * otherwise); they are empty on this thread afterwards.
+ */
+export class Transfer {
+  constructor(
+    readonly value: unknown,
+    readonly list: readonly ArrayBuffer[],
+  ) {}
+}
+
 export interface ServeOptions {
   /**
    * Given, every call waiting is taken at once and they run one after another, those `first` picks before
@@ -18,7 +29,9 @@ export interface ServeOptions {
 async function answer(call: Call, handle: Handler): Promise<void> {
   try {
     const value = await handle(call.method, call.args);
-    parentPort?.postMessage({ id: call.id, value } satisfies Answer);
+    if (value instanceof Transfer)
+      parentPort?.postMessage({ id: call.id, value: value.value } satisfies Answer, [...value.list]);
+    else parentPort?.postMessage({ id: call.id, value } satisfies Answer);
   } catch (e) {
     parentPort?.postMessage({ id: call.id, error: relayError(e) } satisfies Answer);
   }
