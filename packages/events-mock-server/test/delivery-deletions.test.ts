@@ -29,14 +29,14 @@ type Answer = { status: number; body?: unknown };
 /** A Conversions API stand-in with both routes; the test sets its answer; it records every request. */
 async function upstream() {
   const seen: Seen[] = [];
-  let answer: (req: IncomingMessage) => Answer = () => ({ status: 200 });
+  let answer: (req: IncomingMessage) => Answer | Promise<Answer> = () => ({ status: 200 });
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
+    req.on('end', async () => {
       const parsed = JSON.parse(body) as { data?: { event_id: string }[]; deletion_targets?: unknown };
       const ids = parsed.data?.map((e) => e.event_id) ?? [];
-      const a = answer(req);
+      const a = await answer(req);
       seen.push({
         path: req.url ?? '',
         auth: req.headers.authorization ?? '',
@@ -54,7 +54,7 @@ async function upstream() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
-    answer: (a: (req: IncomingMessage) => Answer) => {
+    answer: (a: (req: IncomingMessage) => Answer | Promise<Answer>) => {
       answer = a;
     },
     close: () =>
@@ -187,6 +187,44 @@ test('passed on after the events accepted before it, before those after, under t
       (await h.call('DELETE', `${requests}/${made.body.request_id}`, { token: T.oauthStd })).status,
     ).toBe(409);
   } finally {
+    await h.close();
+    await up.close();
+  }
+});
+
+// C132: the run that holds the account had claimed Anna's batches behind Bert's, which the upstream is still
+// answering; she is deleted meanwhile. What it claimed of her before the deletion is never sent.
+test('batches claimed before a deletion and not yet sent are not sent', { timeout: 60_000 }, async () => {
+  const up = await upstream();
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  let arrived = 0;
+  up.answer(async (req) => {
+    arrived++;
+    if (!isDeletion(req)) await held;
+    return { status: 200 };
+  });
+  const h = await sender(up.url, { batch_size: 2 });
+  try {
+    // One request, so one claim takes every batch: Bert's four go at once (the account's in-flight limit),
+    // Anna's two wait behind them in the run.
+    expect((await h.send(A, T.convA, [...ofUser(h, 'bert', 8), ...ofUser(h, 'anna', 4)])).status).toBe(200);
+    await until(() => arrived > 0);
+    // The upstream reads pipelined requests one at a time: the first one is held, the rest wait on the wire.
+    expect((await deletionOf(h, 'anna')).status).toBe(201);
+    release();
+    await until(async () => (await admin(h)).pending === 0 && up.seen.some((s) => s.deletion !== null));
+    const sentIds = up.seen.flatMap((s) => s.ids);
+    expect(sentIds.filter((id) => id.startsWith('anna'))).toEqual([]);
+    expect(sentIds.filter((id) => id.startsWith('bert')).sort()).toEqual(
+      Array.from({ length: 8 }, (_, i) => `bert-${i}`).sort(),
+    );
+    expect(up.seen.filter((s) => s.deletion !== null)).toHaveLength(1);
+    expect(await admin(h)).toMatchObject({ pending: 0, dead: 0 });
+  } finally {
+    release();
     await h.close();
     await up.close();
   }

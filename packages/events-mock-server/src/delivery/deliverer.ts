@@ -190,6 +190,7 @@ export class Deliverer {
           const free = this.#c.concurrency - runs.size;
           if (free > 0) {
             // The accounts being delivered are leased to this deliverer: a claim takes others.
+            const seen = this.#outbox.deletionsCommitted();
             const batches = await this.#outbox.claimOutbox({
               sink: sink.name,
               owner: this.#owner,
@@ -213,7 +214,7 @@ export class Deliverer {
               started++;
               runs.set(
                 account,
-                this.#deliverAccount(sink, account, bs)
+                this.#deliverAccount(sink, account, bs, seen)
                   .catch((e) => {
                     // The store is unavailable: what was not settled is leased until its lease runs out.
                     if (!signal.aborted)
@@ -256,13 +257,22 @@ export class Deliverer {
    * at a time with whatever was answered meanwhile, while the next ones go. The run ends at a failure, a
    * stop, a pause, when the lease has less time left than a delivery may take, when the account has
    * nothing more, or at the cap: the batches sent after a failure and those not sent go back in its last
-   * settlement (the upstream may have taken some of them: they are sent again, at least once).
+   * settlement (the upstream may have taken some of them: they are sent again, at least once). It also ends
+   * before a batch claimed before a conversion deletion it had not seen (`seen`: the store's count read
+   * before the claim): the deletion removed the entries of its events, which a claim made now leaves out
+   * (C132).
    */
-  async #deliverAccount(sink: Sink, adAccountId: string, first: readonly OutboxBatch[]): Promise<void> {
+  async #deliverAccount(
+    sink: Sink,
+    adAccountId: string,
+    first: readonly OutboxBatch[],
+    seen: number,
+  ): Promise<void> {
     const leaseMs = this.#c.leaseSeconds * 1000;
     const timeoutMs = this.#c.timeoutSeconds * 1000;
     let leaseUntil = this.#now() + leaseMs;
     const queue = [...first];
+    const claimedAfter = new Map<OutboxBatch, number>(first.map((b) => [b, seen]));
     let lastId = lastEntryOf(first);
     let given = first.length;
     const cap = this.#c.batchesPerClaim * RUN_CLAIMS;
@@ -282,6 +292,7 @@ export class Deliverer {
     let failure: OutboxOutcome | null = null;
     const extend = () => {
       const at = this.#now();
+      const deletions = this.#outbox.deletionsCommitted();
       more = this.#outbox
         .extendClaim({
           sink: sink.name,
@@ -303,6 +314,7 @@ export class Deliverer {
             leaseUntil = at + leaseMs;
             if (!bs.length) exhausted = true;
             else {
+              for (const b of bs) claimedAfter.set(b, deletions);
               queue.push(...bs);
               lastId = lastEntryOf(bs);
               given += bs.length;
@@ -323,6 +335,11 @@ export class Deliverer {
           const next = queue[0] as OutboxBatch;
           // A deletion request goes once everything before it was answered, and nothing goes beside it.
           if (inFlight.length && (next.deletion || inFlight.some((f) => f.batch.deletion))) break;
+          // C132: a deletion committed since the batch was claimed: nothing more goes from this claim.
+          if (claimedAfter.get(next) !== this.#outbox.deletionsCommitted()) {
+            ended = true;
+            break;
+          }
           const now = this.#now();
           if (
             sent > 0 &&

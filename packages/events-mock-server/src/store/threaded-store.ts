@@ -90,8 +90,20 @@ export class ThreadedSqliteStore implements Store, Outbox {
   listCustomEventTypes: Store['listCustomEventTypes'] = (...a) => this.#call('listCustomEventTypes', ...a);
   createCustomEventType: Store['createCustomEventType'] = (...a) => this.#call('createCustomEventType', ...a);
   deleteCustomEventType: Store['deleteCustomEventType'] = (...a) => this.#call('deleteCustomEventType', ...a);
-  deleteConversions: Store['deleteConversions'] = (...a) => this.#call('deleteConversions', ...a);
-  createDeletionRequest: Store['createDeletionRequest'] = (...a) => this.#call('createDeletionRequest', ...a);
+  // C132: counted here, on the event loop the deliverer runs on, once the store thread has committed.
+  deleteConversions: Store['deleteConversions'] = (...a) =>
+    this.#counted(this.#call('deleteConversions', ...a));
+  createDeletionRequest: Store['createDeletionRequest'] = (...a) =>
+    this.#counted(this.#call('createDeletionRequest', ...a));
+  #deletions = 0;
+  async #counted<T>(committed: Promise<T>): Promise<T> {
+    const r = await committed;
+    this.#deletions++;
+    return r;
+  }
+  deletionsCommitted(): number {
+    return this.#deletions;
+  }
   listDeletionRequests: Store['listDeletionRequests'] = (...a) => this.#call('listDeletionRequests', ...a);
   getDeletionRequest: Store['getDeletionRequest'] = (...a) => this.#call('getDeletionRequest', ...a);
   /**

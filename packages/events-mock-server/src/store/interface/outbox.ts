@@ -46,6 +46,12 @@ export interface Outbox {
   pruneOutbox(deliveredBefore: number): Promise<number>;
   /** The entries of the events one request stored, for the inspector. */
   outboxOfRequest(requestId: string): Promise<OutboxEntryStatus[]>;
+  /**
+   * How many conversion deletions (C91) this store object has committed since it was opened, counted before
+   * each is answered. A deliverer of the same process reads it before a claim and again before sending what
+   * it claimed: a batch claimed before a deletion it has not seen is not sent (C132).
+   */
+  deletionsCommitted(): number;
 }
 
 export interface OutboxRoute {

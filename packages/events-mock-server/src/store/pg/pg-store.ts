@@ -138,6 +138,8 @@ export class PgStore implements Store {
   readonly #grouper: BatchGrouper;
   /** The delivery outbox of C100 (migration 5): its methods are this store's Outbox. */
   readonly #outbox: PgOutbox;
+  /** Conversion deletions committed (C132). */
+  #deletions = 0;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
@@ -373,7 +375,9 @@ export class PgStore implements Store {
   }
 
   async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
-    return this.#tx((c) => deleteConversionsTx(c, adAccountId, t));
+    const counts = await this.#tx((c) => deleteConversionsTx(c, adAccountId, t));
+    this.#deletions++;
+    return counts;
   }
 
   async createDeletionRequest(
@@ -381,9 +385,15 @@ export class PgStore implements Store {
     t: DeletionTargets,
     at: number,
   ): Promise<DeletionRequestRow> {
-    return this.#tx((c) =>
+    const row = await this.#tx((c) =>
       createDeletionRequestTx(c, adAccountId, t, at, this.#outbox.deletionSinksFor(adAccountId)),
     );
+    this.#deletions++;
+    return row;
+  }
+
+  deletionsCommitted(): number {
+    return this.#deletions;
   }
 
   async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {

@@ -116,6 +116,8 @@ export class SqliteStore implements Store {
   readonly #dedup: DedupLookup;
   readonly #outbox: SqliteOutbox;
   #batches = 0;
+  /** Conversion deletions committed (C132). */
+  #deletions = 0;
 
   constructor(options: SqliteStoreOptions) {
     const memory = options.path === ':memory:';
@@ -290,7 +292,13 @@ export class SqliteStore implements Store {
   }
 
   async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
-    return this.#db.transaction(() => this.#deleteConversions(adAccountId, t)).immediate();
+    const counts = this.#db.transaction(() => this.#deleteConversions(adAccountId, t)).immediate();
+    this.#deletions++;
+    return counts;
+  }
+
+  deletionsCommitted(): number {
+    return this.#deletions;
   }
 
   async createDeletionRequest(
@@ -299,7 +307,7 @@ export class SqliteStore implements Store {
     at: number,
   ): Promise<DeletionRequestRow> {
     const db = this.#db;
-    return db
+    const row = db
       .transaction(() => {
         const removed = this.#deleteConversions(adAccountId, t);
         // C121: the id from the counter row, under the write lock of this IMMEDIATE transaction.
@@ -317,6 +325,8 @@ export class SqliteStore implements Store {
         return deletionRequestOfRow(row);
       })
       .immediate();
+    this.#deletions++;
+    return row;
   }
 
   async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {

@@ -59,7 +59,8 @@ const isOrphan = (r: ClaimedRow | OrphanRow): r is OrphanRow =>
 const plainProcessed = (r: UpstreamResult) =>
   r.status === 'processed' && r.message === null && r.warning === null;
 
-export class PgOutbox implements Outbox {
+/** The outbox's statements; the deletions it must know of are counted by the store that commits them (C132). */
+export class PgOutbox implements Omit<Outbox, 'deletionsCommitted'> {
   readonly #pool: pg.Pool;
   /**
    * Claims and settlements go through connections of their own, opened at the first claim (a server without
