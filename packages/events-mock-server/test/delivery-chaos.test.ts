@@ -3,8 +3,8 @@
 // SIGKILL three times while batches stream in. Before that, a user's events are accepted and deleted while
 // the upstream is down, and another account with no sink sends too. At the end every acknowledged event of
 // the routed account has reached the upstream at least once, under its account and token; no event of the
-// other account ever did, and no deleted event after the deletion request (C127: a batch a delivery already
-// held may go once before it); the deletion request itself did; the repeats are counted. On SQLite, and on
+// other account ever did, and no deleted event after the deletion request (C127: a batch on the wire when it
+// was made may go once before it, C132); the deletion request itself did; the repeats are counted. On SQLite, and on
 // PostgreSQL.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -245,9 +245,9 @@ describe.each(stores)('delivery under chaos: $name', ({ open }) => {
       ).json()) as { items: { status: string }[] };
       expect(request.items.map((r) => r.status)).toEqual(['SUBMITTED']);
       expect(upstream.seen.flatMap((r) => r.ids).filter((id) => id.startsWith('b-'))).toEqual([]);
-      // A batch of zed's that a delivery already held when zed was deleted (sent, or claimed ahead, C128) may
-      // still reach the upstream, before the deletion request, which the upstream then applies to it (C127);
-      // none goes once the request went, and none is taken after the deletion's answer but from such a hold.
+      // A batch of zed's that was on the wire when zed was deleted may still reach the upstream, before the
+      // deletion request, which the upstream then applies to it (C127; one claimed but not sent is given back,
+      // C132); none goes once the request went, and none is taken after the deletion's answer but that one.
       const passedOn = upstream.seen.findIndex((r) => r.path.endsWith('/conversion_deletion_requests'));
       expect(passedOn).toBeGreaterThanOrEqual(0);
       expect(

@@ -170,8 +170,8 @@ test('passed on after the events accepted before it, before those after, under t
       ['/v5/ad_accounts/999999999999/events', ['carl-0', 'carl-1']],
     ]);
     expect(new Set(up.seen.map((s) => s.auth))).toEqual(new Set([`Bearer ${TOKEN}`]));
-    // Anna's events were tried while the upstream failed. A batch of hers a delivery already held when she was
-    // deleted (sent, or claimed ahead, C128) may still reach the upstream once, before the deletion request,
+    // Anna's events were tried while the upstream failed. A batch of hers on the wire when she was deleted (C132:
+    // one claimed but not sent is given back) may still reach the upstream once, before the deletion request,
     // which the upstream then applies to it; none goes after the request, and none was ever taken.
     const passedOn = up.seen.findIndex((s) => s.deletion !== null);
     expect(passedOn).toBeGreaterThanOrEqual(sentBefore);
