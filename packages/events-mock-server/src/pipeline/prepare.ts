@@ -352,77 +352,68 @@ function onlyPlace(text: string, value: string): number {
 const QUOTE = 0x22;
 
 /**
- * C125: where each raw value of `replaced` lies in event `el` of an ASCII body, as [start, end, digest as a
- * JSON string], in order: each value occurring exactly once as a whole string in an event of plain strings
- * and exact numbers (see changedJson); null where that cannot be proven.
- */
-function digestMarks(
-  text: string,
-  el: DataElement,
-  replaced: readonly [string, string][],
-  escapes: boolean,
-): [number, number, string][] | null {
-  if (!el.exactNumbers || el.duplicate !== null) return null;
-  const span = text.slice(el.start, el.end);
-  if (escapes && span.includes('\\')) return null;
-  const marks: [number, number, string][] = [];
-  for (const [value, digest] of replaced) {
-    const at = onlyPlace(span, value);
-    if (at < 0) return null;
-    marks.push([el.start + at, el.start + at + value.length + 2, `"${digest}"`]);
-  }
-  return marks.length > 1 ? marks.sort((a, b) => a[0] - b[0]) : marks;
-}
-
-/**
  * C125: one copy of the body with each raw value replaced by its digest in place (an event where that cannot
- * be proven replaced whole by its JSON as changed), and where each element now lies: after it the store and
- * the request log read spans, as for a batch sent hashed. Made of byte copies and writes into one buffer, a
- * twentieth of what joining the text and encoding it again costs for 1000 events (bench/README.md). Only for
- * an ASCII body, where an offset in its text is an offset in its bytes (raw values from one sender are
+ * be proven replaced whole by its JSON as changed), the elements moved to where they now lie (in place: the
+ * array is prepareBatch's own): after it the store and the request log read spans, as for a batch sent
+ * hashed. A value is put in place where it occurs exactly once as a whole string of an event of plain strings
+ * and exact numbers (see changedJson), its event's values in the order they are written. Made of byte copies
+ * and writes into one buffer, a twentieth of what joining the text and encoding it again costs for 1000
+ * events (bench/README.md), with no object per value or event: a gateway's every event has raw values. Only
+ * for an ASCII body, where an offset in its text is an offset in its bytes (raw values from one sender are
  * mostly ASCII; another body is handled event by event). Null when no value was replaced.
  */
 function digestedBody(
   raw: Buffer,
   text: string,
-  elements: readonly DataElement[],
+  elements: DataElement[],
   data: readonly unknown[],
   arrival: ReadonlyMap<number, HashedOnArrival>,
 ): { bytes: Buffer; elements: DataElement[] } | null {
-  // The edits, in order of position: replace [from, to) by `put`, `grow` bytes longer.
+  // The edits, in order of position: replace [from, to) by `put`, a digest (written between quotes) or, where
+  // `whole`, an event's JSON; `grow` bytes longer.
   const from: number[] = [];
   const to: number[] = [];
   const put: string[] = [];
   const grow: number[] = [];
-  const whole = new Set<number>();
+  const whole: boolean[] = [];
   // One look for a backslash in the whole body: most hold none, and then no event needs its own.
   const escapes = text.includes('\\');
   let size = raw.length;
   for (const [i, h] of arrival) {
     if (h.replaced.length === 0) continue;
     const el = elements[i] as DataElement;
-    const marks = digestMarks(text, el, h.replaced, escapes);
-    if (marks === null) {
-      const json = JSON.stringify(data[i]);
-      const g = Buffer.byteLength(json) - (el.end - el.start);
-      from.push(el.start);
-      to.push(el.end);
-      put.push(json);
-      grow.push(g);
-      size += g;
-      whole.add(i);
-      continue;
+    const edits = from.length;
+    let placed = el.exactNumbers && el.duplicate === null;
+    const span = placed ? text.slice(el.start, el.end) : '';
+    if (placed && escapes && span.includes('\\')) placed = false;
+    for (let v = 0; placed && v < h.replaced.length; v++) {
+      const [value, digest] = h.replaced[v] as [string, string];
+      const at = onlyPlace(span, value);
+      // Out of order (never, for values of one parsed object): the event goes whole.
+      if (at < 0 || (from.length > edits && el.start + at < (to[to.length - 1] as number))) placed = false;
+      else {
+        from.push(el.start + at);
+        to.push(el.start + at + value.length + 2);
+        put.push(digest);
+        grow.push(digest.length - value.length);
+        whole.push(false);
+        size += digest.length - value.length;
+      }
     }
-    for (const [start, end, digest] of marks) {
-      from.push(start);
-      to.push(end);
-      put.push(digest);
-      grow.push(digest.length - (end - start));
-      size += digest.length - (end - start);
-    }
+    if (placed) continue;
+    for (let k = from.length - 1; k >= edits; k--) size -= grow[k] as number;
+    from.length = to.length = put.length = grow.length = whole.length = edits;
+    const json = JSON.stringify(data[i]);
+    const g = Buffer.byteLength(json) - (el.end - el.start);
+    from.push(el.start);
+    to.push(el.end);
+    put.push(json);
+    grow.push(g);
+    whole.push(true);
+    size += g;
   }
   if (from.length === 0) return null;
-  // The map's order is the events' order (hashOnArrival walks them in turn), and an event's marks are sorted.
+  // The map's order is the events' order (hashOnArrival walks them in turn), and an event's edits are in order.
   const bytes = Buffer.allocUnsafeSlow(size);
   let at = 0;
   let copied = 0;
@@ -430,23 +421,31 @@ function digestedBody(
     const f = from[k] as number;
     bytes.set(raw.subarray(copied, f), at);
     at += f - copied;
-    at += bytes.write(put[k] as string, at, 'utf8');
+    if (whole[k]) at += bytes.write(put[k] as string, at, 'utf8');
+    else {
+      bytes[at++] = QUOTE;
+      at += bytes.write(put[k] as string, at, 'latin1');
+      bytes[at++] = QUOTE;
+    }
     copied = to[k] as number;
   }
   bytes.set(raw.subarray(copied), at);
-  const moved: DataElement[] = new Array(elements.length);
   let k = 0;
   let shift = 0;
   for (let i = 0; i < elements.length; i++) {
     const el = elements[i] as DataElement;
     const start = el.start + shift;
+    const replacedWhole = k < from.length && from[k] === el.start && whole[k] === true;
     while (k < from.length && (from[k] as number) < el.end) shift += grow[k++] as number;
-    if (start === el.start && shift === 0) moved[i] = el;
+    el.start = start;
+    el.end += shift;
     // Serialized again, the event holds no repeated name and only numbers as JavaScript reads them.
-    else if (whole.has(i)) moved[i] = { start, end: el.end + shift, duplicate: null, exactNumbers: true };
-    else moved[i] = { ...el, start, end: el.end + shift };
+    if (replacedWhole) {
+      el.duplicate = null;
+      el.exactNumbers = true;
+    }
   }
-  return { bytes, elements: moved };
+  return { bytes, elements };
 }
 
 /**
