@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { COMMIT_BATCHES_TO, groupParams } from '../src/store/pg/batch-group.js';
-import type { PgStore } from '../src/store/pg/pg-store.js';
+import { PgStore } from '../src/store/pg/pg-store.js';
 import { leadBatch } from './support/outbox-batch.js';
 import { openTestPgStore } from './support/pg-store.js';
 import { postgresReachable } from './support/postgres.js';
@@ -132,6 +132,31 @@ describe.skipIf(!(await postgresReachable()))('PostgreSQL outbox, calls committi
     } finally {
       await raw.end();
       await store.close();
+    }
+  });
+
+  // C132: a deliverer of one instance must hear of a deletion committed by another, or a batch it claimed
+  // before it could still be sent after it.
+  test("a conversion deletion committed by another instance moves this one's count", async () => {
+    const { store: a, url } = await openTestPgStore(4);
+    const b = await PgStore.open({ url, poolSize: 4 });
+    try {
+      await b.routeOutbox([{ sink: 'up', adAccounts: null, deletions: true }]);
+      const before = b.deletionsCommitted();
+      expect(a.deletionsCommitted()).toBe(0);
+      await a.createDeletionRequest('549755885175', { em: ['a'.repeat(64)] }, Date.now());
+      expect(a.deletionsCommitted()).toBe(1);
+      const deadline = Date.now() + 5000;
+      while (b.deletionsCommitted() === before && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(b.deletionsCommitted()).toBe(before + 1);
+      await a.deleteConversions('549755885175', { em: ['b'.repeat(64)] });
+      while (b.deletionsCommitted() === before + 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(b.deletionsCommitted()).toBe(before + 2);
+    } finally {
+      await b.close();
+      await a.close();
     }
   });
 });

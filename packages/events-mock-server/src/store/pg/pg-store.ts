@@ -54,6 +54,7 @@ import {
   groupParams,
   splitResults,
 } from './batch-group.js';
+import { DeletionListener, NOTIFY_DELETION } from './deletion-listener.js';
 import { migrate } from './migrate.js';
 import { STATEMENT_TIMEOUT_MS } from './migration-ingest.js';
 import { PgOutbox } from './outbox/pg-outbox.js';
@@ -140,9 +141,15 @@ export class PgStore implements Store {
   readonly #outbox: PgOutbox;
   /** Conversion deletions committed (C132). */
   #deletions = 0;
+  /** Those of every instance, heard once a sink is routed (C132). */
+  #listener: DeletionListener | null = null;
+  readonly #url: string;
+  readonly #onIdleError: (e: Error) => void;
 
   private constructor(options: PgStoreOptions) {
     this.description = describePgUrl(options.url);
+    this.#url = options.url;
+    this.#onIdleError = (e) => options.onIdleError?.(e);
     const poolOf = (max: number, extra: { options?: string } = {}) => {
       const pool = new pg.Pool({
         connectionString: options.url,
@@ -171,7 +178,14 @@ export class PgStore implements Store {
     );
   }
 
-  routeOutbox: Outbox['routeOutbox'] = (r) => this.#outbox.routeOutbox(r);
+  routeOutbox: Outbox['routeOutbox'] = async (r) => {
+    await this.#outbox.routeOutbox(r);
+    // C132: a deliverer reads deletions committed by other instances too.
+    if (r.length > 0 && this.#listener === null && !this.#closed) {
+      this.#listener = new DeletionListener(this.#url, this.#onIdleError);
+      await this.#listener.start();
+    }
+  };
   claimOutbox: Outbox['claimOutbox'] = (c) => this.#outbox.claimOutbox(c);
   extendClaim: Outbox['extendClaim'] = (c) => this.#outbox.extendClaim(c);
   settleOutbox: Outbox['settleOutbox'] = (owner, o) => this.#outbox.settleOutbox(owner, o);
@@ -243,6 +257,7 @@ export class PgStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#maintenance);
+    await this.#listener?.close();
     await this.#outbox.close();
     await this.#pool.end();
   }
@@ -375,7 +390,12 @@ export class PgStore implements Store {
   }
 
   async deleteConversions(adAccountId: string, t: DeletionTargets): Promise<DeletionCounts> {
-    const counts = await this.#tx((c) => deleteConversionsTx(c, adAccountId, t));
+    const counts = await this.#tx(async (c) => {
+      const r = await deleteConversionsTx(c, adAccountId, t);
+      // C132: every instance's deliverer hears of it at the commit.
+      await c.query(NOTIFY_DELETION);
+      return r;
+    });
     this.#deletions++;
     return counts;
   }
@@ -385,15 +405,23 @@ export class PgStore implements Store {
     t: DeletionTargets,
     at: number,
   ): Promise<DeletionRequestRow> {
-    const row = await this.#tx((c) =>
-      createDeletionRequestTx(c, adAccountId, t, at, this.#outbox.deletionSinksFor(adAccountId)),
-    );
+    const row = await this.#tx(async (c) => {
+      const r = await createDeletionRequestTx(
+        c,
+        adAccountId,
+        t,
+        at,
+        this.#outbox.deletionSinksFor(adAccountId),
+      );
+      await c.query(NOTIFY_DELETION);
+      return r;
+    });
     this.#deletions++;
     return row;
   }
 
   deletionsCommitted(): number {
-    return this.#deletions;
+    return this.#deletions + (this.#listener?.heard ?? 0);
   }
 
   async listDeletionRequests(adAccountId: string): Promise<DeletionRequestRow[]> {
