@@ -12,14 +12,16 @@ const RETRY_MS = 1000;
  */
 export class DeletionListener {
   readonly #url: string;
+  readonly #connectTimeoutMs: number;
   readonly #onError: (e: Error) => void;
   #heard = 0;
   #client: pg.Client | null = null;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(url: string, onError: (e: Error) => void) {
+  constructor(url: string, connectTimeoutMs: number, onError: (e: Error) => void) {
     this.#url = url;
+    this.#connectTimeoutMs = connectTimeoutMs;
     this.#onError = onError;
   }
 
@@ -45,7 +47,12 @@ export class DeletionListener {
   }
 
   async #connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: this.#url, application_name: 'events-mock-server' });
+    // A database that does not answer must not hold up the start (routeOutbox awaits the first try).
+    const c = new pg.Client({
+      connectionString: this.#url,
+      application_name: 'events-mock-server',
+      connectionTimeoutMillis: this.#connectTimeoutMs,
+    });
     c.on('notification', () => {
       this.#heard++;
     });

@@ -74,6 +74,9 @@ export interface PgStoreOptions {
   onIdleError?: (e: Error) => void;
 }
 
+/** A database that does not answer a new connection within this is unreachable, for the pools and the listener. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /** int8 as a JavaScript number: ids, times in ms and counters all stay far below 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -156,7 +159,7 @@ export class PgStore implements Store {
         max,
         types,
         application_name: 'events-mock-server',
-        connectionTimeoutMillis: 5000,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         // C81: a batch's claim lives far shorter than the margin that keeps midnight races on one key.
         statement_timeout: STATEMENT_TIMEOUT_MS,
         ...extra,
@@ -182,7 +185,7 @@ export class PgStore implements Store {
     await this.#outbox.routeOutbox(r);
     // C132: a deliverer reads deletions committed by other instances too.
     if (r.length > 0 && this.#listener === null && !this.#closed) {
-      this.#listener = new DeletionListener(this.#url, this.#onIdleError);
+      this.#listener = new DeletionListener(this.#url, CONNECT_TIMEOUT_MS, this.#onIdleError);
       await this.#listener.start();
     }
   };
